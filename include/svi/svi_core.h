@@ -1,0 +1,298 @@
+/* svi_core.h -- set-valued impacts: the MuJoCo-free core.
+ *
+ * Contact-space impact problems (Halm & Posa 2021, "Set-valued rigid-body dynamics for simultaneous,
+ * inelastic, frictional impacts"), their LCPs, Algorithm 1 (one sample), Algorithm 2 (set
+ * approximation) and the comparison laws.  All matrices are dense and row-major.
+ * Equation numbers refer to that paper; docs/theory.md carries the derivations.
+ */
+#ifndef SVI_CORE_H_
+#define SVI_CORE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SVI_VERSION_STRING "0.1.0"
+
+/* ---------------------------------------------------------------------------------------------
+ * Status codes.  Negative = failure, 0 = success, positive = success with a remark.
+ */
+typedef enum {
+  SVI_OK              = 0,
+  SVI_OK_REGULARIZED  = 1,   /* solved only after a regularised retry (residual still checked) */
+  SVI_ERR_ARG         = -1,  /* NULL pointer, size out of range, mismatched sizes */
+  SVI_ERR_NONFINITE   = -2,  /* NaN or Inf in the input */
+  SVI_ERR_NOT_SPD     = -3,  /* mass matrix not symmetric positive definite */
+  SVI_ERR_NEG_MU      = -4,  /* friction coefficient < 0 */
+  SVI_ERR_RAY         = -5,  /* Lemke: secondary ray (no blocking variable) */
+  SVI_ERR_MAXITER     = -6,  /* Lemke: iteration cap reached */
+  SVI_ERR_RESIDUAL    = -7,  /* a candidate solution failed the residual check */
+  SVI_ERR_NOMEM       = -8,
+  SVI_ERR_CAPACITY    = -9   /* problem larger than the workspace was created for */
+} svi_status;
+
+const char* svi_status_string(int status);
+
+/* ---------------------------------------------------------------------------------------------
+ * Dense LCP:  find z >= 0 with w = M z + q >= 0 and z'w = 0.   M is n x n, row-major.
+ */
+typedef struct {
+  int    max_iter;     /* pivot cap; 0 = automatic (50 n + 10) */
+  double piv_tol;      /* pivot tolerance; 0 = automatic (n * max(1,|M|_inf) * 1e2 * DBL_EPSILON) */
+  double res_tol;      /* accept iff svi_lcp_residual() <= res_tol; default 1e-9 */
+  int    regularize;   /* on failure retry on M + alpha I, alpha = 1e-12 .. 1e-6 (x 100); default 1 */
+} svi_lcp_options;
+
+svi_lcp_options svi_lcp_default_options(void);
+
+typedef struct {
+  int    status;       /* svi_status */
+  int    pivots;       /* complementary pivots, all attempts */
+  double residual;     /* svi_lcp_residual of the returned z on the ORIGINAL problem */
+  double alpha;        /* regularisation that succeeded (0 if none) */
+} svi_lcp_info;
+
+typedef struct svi_lcp_work svi_lcp_work;          /* Lemke tableau and scratch for n <= nmax */
+
+svi_lcp_work* svi_lcp_work_create(int nmax);
+void          svi_lcp_work_destroy(svi_lcp_work* w);
+
+/* Lemke's complementary pivoting with a lexicographic ratio test (never cycles on degenerate
+ * problems).  d is the covering vector (d > 0 elementwise), NULL = all ones.  On failure z is
+ * left at 0 and info->status < 0.  No allocation. */
+int svi_lcp_lemke(svi_lcp_work* w, int n, const double* M, const double* q, const double* d,
+                  const svi_lcp_options* opt, double* z, svi_lcp_info* info);
+
+/* Lemke on the symbolically perturbed problem q + sum_k eps^(k+1) sign[k] e_order[k] (eps -> 0):
+ * the lexicographic rule with a chosen order and signs.  On a degenerate problem with several
+ * solutions the perturbation decides which one the path reaches; drawing order and signs at
+ * random reaches the others (used by SVI_BRANCH_RANDOM).  order: a permutation of 0..n-1,
+ * sign: +-1 each; either may be NULL (identity / all +1). */
+int svi_lcp_lemke_perturbed(svi_lcp_work* w, int n, const double* M, const double* q,
+                            const double* d, const int* order, const double* sign,
+                            const svi_lcp_options* opt, double* z, svi_lcp_info* info);
+
+/* Relative natural residual  max_i |min(z_i, w_i)| / s  together with the sign violations
+ * max(-z_i, -w_i) / s, where s = max(1, |q|_inf, |M|_inf |z|_inf).  Returns the larger. */
+double svi_lcp_residual(int n, const double* M, const double* q, const double* z);
+
+/* Every solution of a small LCP whose complementary basis is nonsingular, by enumerating all 2^n
+ * index sets (n <= 24).  Solutions are written to sols (max_sols x n); *count receives how many
+ * were found (possibly more than max_sols: only the first max_sols are stored).  tol is the
+ * relative feasibility tolerance (0 = 1e-9).  Duplicates (same z within tol) are merged. */
+int svi_lcp_enumerate(int n, const double* M, const double* q, double tol,
+                      double* sols, int max_sols, int* count);
+
+/* ---------------------------------------------------------------------------------------------
+ * Random numbers: counter-based (stateless) so that every draw is a pure function of
+ * (seed, stream, index) -- the basis of bit-identical results for any thread count.
+ */
+uint64_t svi_rng_u64(uint64_t seed, uint64_t stream, uint64_t index);
+double   svi_rng_uniform(uint64_t seed, uint64_t stream, uint64_t index);   /* in (0,1) */
+
+/* Sobol low-discrepancy points in [0,1)^dim with a seeded random digital shift.  Direction
+ * numbers come from primitive polynomials over GF(2) found at set-up, with odd initial
+ * direction integers drawn from a fixed generator (any such choice gives a (t,s)-sequence). */
+#define SVI_SOBOL_MAXDIM 256
+typedef struct {
+  int      dim;
+  uint64_t seed;
+  uint32_t v[SVI_SOBOL_MAXDIM][32];
+  uint32_t shift[SVI_SOBOL_MAXDIM];
+} svi_sobol;
+
+int    svi_sobol_init(svi_sobol* s, int dim, uint64_t seed);
+/* coordinate k of point index (Gray-code free: direct evaluation, O(32)) */
+double svi_sobol_point(const svi_sobol* s, uint64_t index, int k);
+
+/* ---------------------------------------------------------------------------------------------
+ * The impact problem in contact space.
+ *
+ * nv generalised velocities, nc active contacts, nt tangent directions per contact (1 planar,
+ * 2 spatial).  Each tangent row t gives two friction directions +t, -t, so nd = 2 nt directions
+ * per contact and J_D (eq. 35) has nc*nd rows ordered contact-major: [+t1,-t1,+t2,-t2,...].
+ * Signs: J_n v > 0 is separating.  Units are SI (kg, m, s; impulses N s).
+ */
+typedef struct {
+  int           nv, nc, nt;
+  const double* M;     /* nv x nv, symmetric positive definite */
+  const double* Jn;    /* nc x nv  contact normal rows */
+  const double* Jt;    /* (nc*nt) x nv tangent rows, contact-major */
+  const double* mu;    /* nc friction coefficients (>= 0) */
+  const double* v;     /* nv pre-impact velocity */
+} svi_problem_def;
+
+typedef struct svi_impact svi_impact;     /* workspace + precomputed Delassus and LCP matrices */
+
+svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max);
+void        svi_impact_destroy(svi_impact* s);
+
+/* Validates def (finite, sizes, SPD M, mu >= 0), factors M, forms G = M^-1 Jbar^T, the Delassus
+ * matrix W = Jbar M^-1 Jbar^T and the constant LCP matrices of eq. (31) and eq. (75b).
+ * err (may be NULL) receives a one-line message on failure.  No allocation. */
+int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int errlen);
+
+int    svi_impact_nv(const svi_impact* s);
+int    svi_impact_nc(const svi_impact* s);
+/* J_n v for a velocity v (nc values) */
+void   svi_impact_normal_velocity(const svi_impact* s, const double* v, double* vn);
+/* J_t v (nc*nt values) */
+void   svi_impact_tangent_velocity(const svi_impact* s, const double* v, double* vt);
+double svi_impact_kinetic_energy(const svi_impact* s, const double* v);
+/* Reference impulse: max_i (-J_n,i v)^+ / (J_n,i M^-1 J_n,i^T), the impulse that would stop the
+ * fastest-closing contact alone without friction.  Units N s.  Used to make the step
+ * dimensionless. */
+double svi_impact_reference_impulse(const svi_impact* s);
+/* Separation tolerance used for "non-colliding": J_n v >= -tol (m/s) */
+double svi_impact_sep_tol(const svi_impact* s);
+
+/* ---------------------------------------------------------------------------------------------
+ * Set-valued law: Routh step LCP (eq. 73-75) and Algorithm 1.
+ */
+typedef enum {
+  SVI_BUDGET_UNIFORM = 0,   /* lambda_n,max = h p, p_i ~ U(0,1) i.i.d. per contact per step */
+  SVI_BUDGET_SOBOL   = 1    /* p from a Sobol point of dimension nc*N (paper's Algorithm 2 setting) */
+} svi_budget;
+
+typedef enum {
+  SVI_BRANCH_LEMKE     = 0, /* one deterministic solution per step (covering vector of ones) */
+  SVI_BRANCH_RANDOM    = 1, /* random covering vector per step: reaches different solutions of a
+                               non-unique step LCP (Assumption 6 fails) */
+  SVI_BRANCH_ENUMERATE = 2, /* uniform among all distinct step outcomes: contact-mode enumeration
+                               (planar, nc <= 4) or complementary-basis enumeration (LCP n <= 16);
+                               larger problems use RANDOM */
+  SVI_BRANCH_AUTO      = 3  /* ENUMERATE where it is cheap (planar, nc <= 3), else RANDOM */
+} svi_branch;
+
+typedef enum {
+  SVI_FINISH_NONE  = 0,     /* sample ended non-colliding within N steps */
+  SVI_FINISH_AP    = 1,     /* N steps did not terminate: finished with the simultaneous law (31),
+                               which is one LCP and always terminates */
+  SVI_FINISH_FAIL  = 2      /* could not finish; v_out = last iterate (still energy-bounded) */
+} svi_finish;
+
+typedef struct {
+  double          step;        /* h as a multiple of svi_impact_reference_impulse(); default 1 */
+  double          step_abs;    /* if > 0: h in N s, overrides step (paper's Table 4-8 values) */
+  int             max_steps;   /* N; default 10 */
+  svi_budget      budget;
+  svi_branch      branch;
+  uint64_t        seed;
+  svi_lcp_options lcp;
+} svi_routh_config;
+
+svi_routh_config svi_routh_default_config(void);
+
+typedef struct {
+  int    status;        /* SVI_OK or an error; on error v_out = v (pre-impact) */
+  int    steps;         /* Routh step LCPs solved */
+  int    lcps;          /* all LCP solves (steps + finishing) */
+  int    finish;        /* svi_finish */
+  int    regularized;   /* LCP solves that needed regularisation */
+  double residual;      /* max LCP residual seen */
+  double ke_before, ke_after;
+  double min_vn;        /* min_i J_n,i v+ */
+} svi_sample_info;
+
+/* Solve one Routh step LCP (75) from velocity v with budget lmax (nc values, N s).  Writes
+ * the contact impulse lambda_bar = [lambda_n; lambda_D] (nc*(1+nd)) and v' (nv). d: covering
+ * vector (n_lcp values) or NULL. */
+int svi_routh_step(svi_impact* s, const double* v, const double* lmax, const double* d,
+                   const svi_lcp_options* opt, double* lambda, double* v_next, svi_lcp_info* info);
+
+/* Algorithm 1: one sample, number sample_index of the stream fixed by cfg->seed.  When sobol is
+ * non-NULL and cfg->budget == SVI_BUDGET_SOBOL, budgets come from it (dim >= nc*N).  Optional
+ * trajectory output: traj (capacity traj_cap velocities of nv) receives v0, v1, ...; *traj_len
+ * gets the count.  Deterministic: same (cfg, sample_index) -> bit-identical v_out. */
+int svi_routh_sample(svi_impact* s, const svi_routh_config* cfg, const svi_sobol* sobol,
+                     uint64_t sample_index, double* v_out, svi_sample_info* info,
+                     double* traj, int traj_cap, int* traj_len);
+
+/* ---------------------------------------------------------------------------------------------
+ * Algorithm 2: approximate the post-impact set with M samples, a final step with budget
+ * eps/(3 psi), psi = sigma_max(M^-1 Jbar^T) nc (1 + max mu) + 1, and removal of colliding
+ * velocities.  Threads split the sample index range; every sample depends only on its index, so
+ * the output is identical for any thread count.
+ */
+typedef struct {
+  svi_routh_config routh;
+  long long        samples;    /* M */
+  double           eps;        /* epsilon of Algorithm 2 in m/s; 0 = 1e-3 * max|J_n v0| */
+  int              threads;    /* 0 = number of online cores */
+} svi_approx_config;
+
+svi_approx_config svi_approx_default_config(void);
+
+typedef struct {
+  long long samples, accepted, finished_by_ap, failed, lcps;
+  double    psi, eps, h;
+  double    max_residual;
+  double    max_energy_ratio;  /* max KE(v+)/KE(v0) over samples (Theorem 7: <= 1) */
+  double    wall_seconds;
+} svi_approx_stats;
+
+/* v_out: samples x nv.  accepted (may be NULL): samples flags, 1 = kept in the set (non-colliding
+ * after the final step and residual ok).  lcps_per_sample (may be NULL): per-sample LCP count. */
+int svi_approximate(const svi_problem_def* def, const svi_approx_config* cfg, double* v_out,
+                    unsigned char* accepted, int* lcps_per_sample, svi_approx_stats* stats);
+
+/* ---------------------------------------------------------------------------------------------
+ * Comparison laws.
+ */
+/* Anitescu-Potra simultaneous inelastic impact, eq. (31)-(33): one solution by Lemke. */
+int svi_law_simultaneous(svi_impact* s, const svi_lcp_options* opt, double* v_out,
+                         svi_lcp_info* info);
+/* All solutions of (31) by enumeration (nc <= 5 planar / 3 spatial), deduplicated by the
+ * post-impact velocity.  v_out: max_out x nv; *count = number of distinct outcomes. */
+int svi_law_simultaneous_all(svi_impact* s, double* v_out, int max_out, int* count);
+/* Sequential single-contact impacts (Section 2.2.2): contacts taken in the cyclic order
+ * order[0..nc-1]; each round applies (31) with only the current contact active if it is
+ * approaching; stops when no contact approaches or after max_rounds single impacts.
+ * *rounds (may be NULL) receives the number of single impacts; returns SVI_OK, or
+ * SVI_ERR_MAXITER if max_rounds did not terminate (v_out = last iterate). */
+int svi_law_sequential(svi_impact* s, const int* order, int max_rounds, double* v_out,
+                       int* rounds);
+
+/* ---------------------------------------------------------------------------------------------
+ * Outcome classes: per contact one letter, 'L' lift-off (J_n v > tol), 'S' stick (|J_t v| <=
+ * tol), 'D' slide; e.g. "SL" = contact 0 sticks, contact 1 lifts: pivot about contact 0.
+ * buf must hold nc+1 chars.  tol = svi_impact_sep_tol * 10.
+ */
+void svi_classify(const svi_impact* s, const double* v, char* buf);
+
+/* ---------------------------------------------------------------------------------------------
+ * Exact planar reference problems of the paper (Appendix A and Section 4.3).
+ */
+#define SVI_EX_MAX_NV 9
+#define SVI_EX_MAX_NC 5
+
+typedef struct {
+  const char* name;        /* "rocking_block", "box_wall", "compass_gait", "disk_stack",
+                              "zeno_block", "ramone" */
+  const char* title;
+  int    nv, nc, nt;
+  double M[SVI_EX_MAX_NV * SVI_EX_MAX_NV];
+  double Jn[SVI_EX_MAX_NC * SVI_EX_MAX_NV];
+  double Jt[SVI_EX_MAX_NC * SVI_EX_MAX_NV];
+  double mu[SVI_EX_MAX_NC];
+  double v[SVI_EX_MAX_NV];
+  double h;                /* paper's Routh step, N s */
+  int    N;                /* paper's trajectory length */
+  long long samples;       /* paper's trajectory set size M */
+  const char* contact_names[SVI_EX_MAX_NC];   /* "A", "B", ... as in the paper's figures */
+  int    plot_a, plot_b;   /* contact indices for the paper's normal-velocity figure axes */
+} svi_example;
+
+int  svi_example_count(void);
+const char* svi_example_name(int i);
+/* fills ex from its name; SVI_ERR_ARG if unknown */
+int  svi_example_get(const char* name, svi_example* ex);
+svi_problem_def svi_example_problem(const svi_example* ex);
+
+#ifdef __cplusplus
+}
+#endif
+#endif  /* SVI_CORE_H_ */

@@ -1,0 +1,154 @@
+/* svi_approx.c -- Algorithm 2: approximate the post-impact set.
+ *
+ *   psi <- sigma_max(M^-1 Jbar^T) m (1 + max_i mu_i) + 1
+ *   for i = 1..M:  v <- Sim(h, x0, N);  V+ <- V+ u { f(v, eps/(3 psi) 1) }
+ *   V+ <- V+ \ C(q0)
+ * The final small step terminates samples that are almost separating (Lemma 9); a sample that
+ * already terminated is kept as it is (Lemma 8: f(v, .) = v is a solution of that step).
+ * Threads split the index range; sample k depends only on (seed, k), so the output is the same
+ * for any thread count.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <lapacke.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "svi_internal.h"
+
+svi_approx_config svi_approx_default_config(void) {
+  svi_approx_config c;
+  memset(&c, 0, sizeof(c));
+  c.routh = svi_routh_default_config();
+  c.routh.budget = SVI_BUDGET_SOBOL;
+  c.samples = 1 << 14;
+  c.eps = 0;
+  c.threads = 0;
+  return c;
+}
+
+/* sigma_max(G) from the largest eigenvalue of G G^T (nv x nv) */
+static double sigma_max_G(const svi_impact* s) {
+  int nv = s->nv, nb = s->nb;
+  double* A = malloc(sizeof(double) * nv * nv);
+  double* ev = malloc(sizeof(double) * nv);
+  double r = 0;
+  if (A && ev) {
+    for (int i = 0; i < nv; i++)
+      for (int j = 0; j < nv; j++) {
+        double t = 0;
+        for (int k = 0; k < nb; k++) t += s->G[i * nb + k] * s->G[j * nb + k];
+        A[i * nv + j] = t;
+      }
+    if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'U', nv, A, nv, ev) == 0) r = sqrt(fmax(ev[nv - 1], 0));
+  }
+  free(A);
+  free(ev);
+  return r;
+}
+
+typedef struct {
+  const svi_problem_def* def;
+  const svi_approx_config* cfg;
+  const svi_sobol* sobol;
+  double extra;
+  long long k0, k1;
+  double* v_out;
+  unsigned char* accepted;
+  int* lcps;
+  svi_approx_stats st;   /* partial sums of this thread */
+  int status;
+} job;
+
+static void* run_job(void* arg) {
+  job* jb = arg;
+  const svi_problem_def* def = jb->def;
+  svi_impact* s = svi_impact_create(def->nv, def->nc, def->nt);
+  if (!s) { jb->status = SVI_ERR_NOMEM; return NULL; }
+  jb->status = svi_impact_setup(s, def, NULL, 0);
+  if (jb->status != SVI_OK) { svi_impact_destroy(s); return NULL; }
+  for (long long k = jb->k0; k < jb->k1; k++) {
+    svi_sample_info info;
+    double* v = jb->v_out + k * def->nv;
+    svi_routh_run(s, &jb->cfg->routh, jb->sobol, (uint64_t)k, 0, jb->extra, v, &info, NULL, 0, NULL);
+    int ok = info.status == SVI_OK && info.min_vn >= -s->sep_tol && info.residual <= 1e-6;
+    if (jb->accepted) jb->accepted[k] = (unsigned char)ok;
+    if (jb->lcps) jb->lcps[k] = info.lcps;
+    jb->st.accepted += ok;
+    jb->st.failed += info.status != SVI_OK;
+    jb->st.lcps += info.lcps;
+    jb->st.max_residual = fmax(jb->st.max_residual, info.residual);
+    if (info.ke_before > 0)
+      jb->st.max_energy_ratio = fmax(jb->st.max_energy_ratio, info.ke_after / info.ke_before);
+  }
+  svi_impact_destroy(s);
+  return NULL;
+}
+
+int svi_approximate(const svi_problem_def* def, const svi_approx_config* cfg, double* v_out,
+                    unsigned char* accepted, int* lcps_per_sample, svi_approx_stats* stats) {
+  if (!def || !cfg || !v_out || cfg->samples <= 0) return SVI_ERR_ARG;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+
+  svi_impact* s = svi_impact_create(def->nv, def->nc, def->nt);
+  if (!s) return SVI_ERR_NOMEM;
+  int st = svi_impact_setup(s, def, NULL, 0);
+  if (st != SVI_OK) { svi_impact_destroy(s); return st; }
+  double psi = sigma_max_G(s) * s->nc * (1 + s->max_mu) + 1;
+  double eps = cfg->eps > 0 ? cfg->eps : 1e-2 * fmax(s->vscale, 1e-12);
+  double h = svi_routh_h(s, &cfg->routh);
+  svi_impact_destroy(s);
+
+  int N = cfg->routh.max_steps > 0 ? cfg->routh.max_steps : 10;
+  svi_sobol* sobol = NULL;
+  if (cfg->routh.budget == SVI_BUDGET_SOBOL) {
+    if (def->nc * N > SVI_SOBOL_MAXDIM) return SVI_ERR_CAPACITY;
+    sobol = malloc(sizeof(*sobol));
+    if (!sobol) return SVI_ERR_NOMEM;
+    svi_sobol_init(sobol, def->nc * N, cfg->routh.seed);
+  }
+
+  int nthr = cfg->threads > 0 ? cfg->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+  if (nthr < 1) nthr = 1;
+  if (nthr > 64) nthr = 64;
+  if (nthr > cfg->samples) nthr = (int)cfg->samples;
+  job jobs[64];
+  pthread_t tid[64];
+  for (int t = 0; t < nthr; t++) {
+    memset(&jobs[t], 0, sizeof(job));
+    jobs[t] = (job){def, cfg, sobol, eps / (3 * psi), cfg->samples * t / nthr,
+                    cfg->samples * (t + 1) / nthr, v_out, accepted, lcps_per_sample, {0}, 0};
+  }
+  int started = 0;
+  for (int t = 1; t < nthr; t++)
+    if (pthread_create(&tid[t], NULL, run_job, &jobs[t]) == 0) started = t;
+    else break;
+  run_job(&jobs[0]);
+  for (int t = 1; t <= started; t++) pthread_join(tid[t], NULL);
+  for (int t = started + 1; t < nthr; t++) run_job(&jobs[t]);   /* thread creation failed */
+
+  svi_approx_stats out;
+  memset(&out, 0, sizeof(out));
+  out.samples = cfg->samples;
+  out.psi = psi;
+  out.eps = eps;
+  out.h = h;
+  st = SVI_OK;
+  for (int t = 0; t < nthr; t++) {
+    if (jobs[t].status != SVI_OK) st = jobs[t].status;
+    out.accepted += jobs[t].st.accepted;
+    out.failed += jobs[t].st.failed;
+    out.lcps += jobs[t].st.lcps;
+    out.max_residual = fmax(out.max_residual, jobs[t].st.max_residual);
+    out.max_energy_ratio = fmax(out.max_energy_ratio, jobs[t].st.max_energy_ratio);
+  }
+  free(sobol);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  out.wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  if (stats) *stats = out;
+  return st;
+}

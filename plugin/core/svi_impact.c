@@ -1,0 +1,303 @@
+/* svi_impact.c -- the impact problem in contact space.
+ *
+ * Given M, J_n, J_t, mu and v^-, build J_D (each tangent row t gives directions +t and -t, so
+ * the linearised cone of eq. (32)-(33) is the pyramid spanned by them), G = M^-1 Jbar^T, the
+ * Delassus matrix W = Jbar M^-1 Jbar^T, and the two constant LCP matrices:
+ *
+ *   eq. (31)-(33), Anitescu-Potra, z = [l_n; l_D; gamma]:
+ *       [ W_nn  W_nD  0 ]          [ J_n v ]
+ *       [ W_Dn  W_DD  E ]  ,  q =  [ J_D v ]
+ *       [ mu   -E^T   0 ]          [   0   ]
+ *   eq. (75b), Routh step, z = [beta; l_n; l_D; gamma]:
+ *       [ 0  -I    0    0 ]        [ l_n,max ]
+ *       [ I  W_nn  W_nD 0 ]        [ J_n v   ]
+ *       [ 0  W_Dn  W_DD E ]  , q = [ J_D v   ]
+ *       [ 0  mu   -E^T  0 ]        [   0     ]
+ * Only q changes between the steps of one impact, so the matrices are built once per event.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "svi_internal.h"
+
+void svi_matvec(int r, int c, const double* A, const double* x, double* y) {
+  for (int i = 0; i < r; i++) {
+    double s = 0;
+    const double* a = A + (size_t)i * c;
+    for (int j = 0; j < c; j++) s += a[j] * x[j];
+    y[i] = s;
+  }
+}
+
+void svi_matvec_add(int r, int c, const double* A, const double* x, double* y) {
+  for (int i = 0; i < r; i++) {
+    double s = 0;
+    const double* a = A + (size_t)i * c;
+    for (int j = 0; j < c; j++) s += a[j] * x[j];
+    y[i] += s;
+  }
+}
+
+double svi_min_normal(const svi_impact* s, const double* u) {
+  double m = INFINITY;
+  for (int i = 0; i < s->nc; i++) if (u[i] < m) m = u[i];
+  return m;
+}
+
+/* Lay out every array of the workspace in one block; with block == NULL only count. */
+static size_t carve(svi_impact* s, double* block) {
+  int nb = s->nc_max * (1 + 2 * s->nt_max), nr = s->nc_max * (3 + 2 * s->nt_max);
+  int nv = s->nv_max;
+  struct { double** p; size_t n; } parts[] = {
+    {&s->M, nv * nv}, {&s->L, nv * nv}, {&s->Jbar, nb * nv},
+    {&s->Jt, s->nc_max * s->nt_max * nv}, {&s->G, nv * nb}, {&s->W, nb * nb},
+    {&s->mu, s->nc_max}, {&s->v0, nv}, {&s->u0, nb}, {&s->A_ap, nr * nr},
+    {&s->A_routh, nr * nr}, {&s->q, nr}, {&s->z, nr}, {&s->d, nr}, {&s->lam, nb},
+    {&s->Lam, nb}, {&s->u, nb}, {&s->v, nv}, {&s->A_one, nr * nr}, {&s->lmax, s->nc_max}, {&s->vn, nb},
+    {&s->sols, SVI_ENUM_MAX_SOLS * nr}, {&s->dv, SVI_ENUM_MAX_SOLS * nv}, {&s->sign, nr}, {&s->seen, SVI_ENUM_MAX_SOLS * 2 * s->nc_max}};
+  size_t used = 0;
+  for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+    if (block) *parts[i].p = block + used;
+    used += parts[i].n;
+  }
+  return used;
+}
+
+svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
+  if (nv_max <= 0 || nc_max <= 0 || nt_max <= 0 || nt_max > 2) return NULL;
+  svi_impact* s = calloc(1, sizeof(*s));
+  if (!s) return NULL;
+  s->nv_max = nv_max;
+  s->nc_max = nc_max;
+  s->nt_max = nt_max;
+  double* block = calloc(carve(s, NULL), sizeof(double));
+  s->lcp = svi_lcp_work_create(nc_max * (3 + 2 * nt_max));
+  if (!block || !s->lcp) {
+    free(block);
+    svi_lcp_work_destroy(s->lcp);
+    free(s);
+    return NULL;
+  }
+  carve(s, block);
+  s->order = malloc(sizeof(int) * (size_t)(nc_max * (3 + 2 * nt_max)));
+  if (!s->order) {
+    svi_impact_destroy(s);
+    return NULL;
+  }
+  return s;
+}
+
+void svi_impact_destroy(svi_impact* s) {
+  if (!s) return;
+  free(s->M);   /* M is the start of the block */
+  free(s->order);
+  svi_lcp_work_destroy(s->lcp);
+  free(s);
+}
+
+static int fail(char* err, int errlen, int status, const char* msg) {
+  if (err && errlen > 0) snprintf(err, (size_t)errlen, "%s", msg);
+  return status;
+}
+
+static int all_finite(int n, const double* x) {
+  for (int i = 0; i < n; i++) if (!isfinite(x[i])) return 0;
+  return 1;
+}
+
+/* In-place Cholesky M = L L^T (lower, row-major).  0 if not positive definite. */
+static int cholesky(int n, double* L) {
+  for (int j = 0; j < n; j++) {
+    double d = L[j * n + j];
+    for (int k = 0; k < j; k++) d -= L[j * n + k] * L[j * n + k];
+    if (!(d > 0)) return 0;
+    d = sqrt(d);
+    L[j * n + j] = d;
+    for (int i = j + 1; i < n; i++) {
+      double s = L[i * n + j];
+      for (int k = 0; k < j; k++) s -= L[i * n + k] * L[j * n + k];
+      L[i * n + j] = s / d;
+    }
+    for (int k = j + 1; k < n; k++) L[j * n + k] = 0;
+  }
+  return 1;
+}
+
+/* x <- M^-1 x with M = L L^T */
+static void chol_solve(int n, const double* L, double* x) {
+  for (int i = 0; i < n; i++) {
+    double s = x[i];
+    for (int k = 0; k < i; k++) s -= L[i * n + k] * x[k];
+    x[i] = s / L[i * n + i];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    double s = x[i];
+    for (int k = i + 1; k < n; k++) s -= L[k * n + i] * x[k];
+    x[i] = s / L[i * n + i];
+  }
+}
+
+static void build_jbar(svi_impact* s, const svi_problem_def* def) {
+  int nv = s->nv, nc = s->nc, nt = s->nt, nd = s->nd;
+  memcpy(s->Jbar, def->Jn, sizeof(double) * nc * nv);
+  memcpy(s->Jt, def->Jt, sizeof(double) * nc * nt * nv);
+  for (int i = 0; i < nc; i++) {
+    for (int t = 0; t < nt; t++) {
+      const double* jt = def->Jt + (size_t)(i * nt + t) * nv;
+      double* plus = s->Jbar + (size_t)(nc + i * nd + 2 * t) * nv;
+      double* minus = plus + nv;
+      for (int k = 0; k < nv; k++) { plus[k] = jt[k]; minus[k] = -jt[k]; }
+    }
+  }
+}
+
+/* G = M^-1 Jbar^T (nv x nb), W = Jbar G (nb x nb) */
+static void build_delassus(svi_impact* s) {
+  int nv = s->nv, nb = s->nb;
+  for (int c = 0; c < nb; c++) {
+    for (int k = 0; k < nv; k++) s->v[k] = s->Jbar[c * nv + k];
+    chol_solve(nv, s->L, s->v);
+    for (int k = 0; k < nv; k++) s->G[k * nb + c] = s->v[k];
+  }
+  for (int i = 0; i < nb; i++)
+    for (int j = 0; j < nb; j++) {
+      double w = 0;
+      for (int k = 0; k < nv; k++) w += s->Jbar[i * nv + k] * s->G[k * nb + j];
+      s->W[i * nb + j] = w;
+    }
+  /* symmetrise: W is symmetric in exact arithmetic */
+  for (int i = 0; i < nb; i++)
+    for (int j = 0; j < i; j++) {
+      double a = 0.5 * (s->W[i * nb + j] + s->W[j * nb + i]);
+      s->W[i * nb + j] = s->W[j * nb + i] = a;
+    }
+}
+
+/* Write the Anitescu-Potra block [[W, [0;E]], [mu, -E^T, 0]] into A (leading dim ld) at (o,o). */
+static void build_ap_block(const svi_impact* s, double* A, int ld, int o) {
+  int nc = s->nc, nd = s->nd, nb = s->nb;
+  for (int i = 0; i < nb; i++)
+    for (int j = 0; j < nb; j++) A[(o + i) * ld + o + j] = s->W[i * nb + j];
+  for (int i = 0; i < nc; i++) {
+    for (int k = 0; k < nd; k++) {
+      int r = nc + i * nd + k;             /* friction row of contact i */
+      A[(o + r) * ld + o + nb + i] = 1.0;  /* E */
+      A[(o + nb + i) * ld + o + r] = -1.0; /* -E^T */
+    }
+    A[(o + nb + i) * ld + o + i] = s->mu[i];
+  }
+}
+
+int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int errlen) {
+  if (!s || !def) return fail(err, errlen, SVI_ERR_ARG, "NULL impact workspace or problem");
+  if (!def->M || !def->Jn || !def->mu || !def->v || (def->nt > 0 && !def->Jt))
+    return fail(err, errlen, SVI_ERR_ARG, "problem has a NULL array (M, Jn, Jt, mu and v are required)");
+  if (def->nv <= 0 || def->nc <= 0 || def->nt < 1 || def->nt > 2) {
+    char m[160];
+    snprintf(m, sizeof(m), "bad sizes nv=%d nc=%d nt=%d (need nv>=1, nc>=1, nt in {1,2})",
+             def->nv, def->nc, def->nt);
+    return fail(err, errlen, SVI_ERR_ARG, m);
+  }
+  if (def->nv > s->nv_max || def->nc > s->nc_max || def->nt > s->nt_max) {
+    char m[200];
+    snprintf(m, sizeof(m), "problem nv=%d nc=%d nt=%d exceeds workspace capacity %d/%d/%d",
+             def->nv, def->nc, def->nt, s->nv_max, s->nc_max, s->nt_max);
+    return fail(err, errlen, SVI_ERR_CAPACITY, m);
+  }
+  int nv = def->nv, nc = def->nc, nt = def->nt;
+  if (!all_finite(nv * nv, def->M) || !all_finite(nc * nv, def->Jn) ||
+      !all_finite(nc * nt * nv, def->Jt) || !all_finite(nc, def->mu) || !all_finite(nv, def->v))
+    return fail(err, errlen, SVI_ERR_NONFINITE, "problem data contains NaN or Inf");
+  for (int i = 0; i < nc; i++)
+    if (def->mu[i] < 0) {
+      char m[120];
+      snprintf(m, sizeof(m), "friction coefficient mu[%d] = %g is negative (need mu >= 0)", i,
+               def->mu[i]);
+      return fail(err, errlen, SVI_ERR_NEG_MU, m);
+    }
+  double mmax = 0;
+  for (int i = 0; i < nv * nv; i++) mmax = fmax(mmax, fabs(def->M[i]));
+  for (int i = 0; i < nv; i++)
+    for (int j = 0; j < i; j++)
+      if (fabs(def->M[i * nv + j] - def->M[j * nv + i]) > 1e-10 * fmax(mmax, 1e-300))
+        return fail(err, errlen, SVI_ERR_NOT_SPD, "mass matrix is not symmetric");
+
+  s->nv = nv; s->nc = nc; s->nt = nt; s->nd = 2 * nt;
+  s->nb = nc * (1 + s->nd);
+  s->n_ap = nc * (2 + s->nd);
+  s->n_routh = nc * (3 + s->nd);
+  memcpy(s->M, def->M, sizeof(double) * nv * nv);
+  memcpy(s->L, def->M, sizeof(double) * nv * nv);
+  if (!cholesky(nv, s->L))
+    return fail(err, errlen, SVI_ERR_NOT_SPD, "mass matrix is not positive definite");
+  memcpy(s->mu, def->mu, sizeof(double) * nc);
+  memcpy(s->v0, def->v, sizeof(double) * nv);
+  build_jbar(s, def);
+  build_delassus(s);
+  svi_matvec(s->nb, nv, s->Jbar, s->v0, s->u0);
+
+  s->max_mu = 0;
+  for (int i = 0; i < nc; i++) s->max_mu = fmax(s->max_mu, s->mu[i]);
+  s->vscale = 0;
+  s->ref_impulse = 0;
+  for (int i = 0; i < s->nb; i++) s->vscale = fmax(s->vscale, fabs(s->u0[i]));
+  for (int i = 0; i < nc; i++) {
+    double wii = s->W[i * s->nb + i];
+    if (wii > 0 && s->u0[i] < 0) s->ref_impulse = fmax(s->ref_impulse, -s->u0[i] / wii);
+  }
+  /* "non-colliding" is J_n v >= -1e-8 in the paper (absolute); we make it relative to the
+   * pre-impact contact speeds so that the test is unit-free */
+  s->sep_tol = 1e-8 * fmax(s->vscale, 1e-6);
+
+  int na = s->n_ap, nr = s->n_routh;
+  memset(s->A_ap, 0, sizeof(double) * na * na);
+  build_ap_block(s, s->A_ap, na, 0);
+  memset(s->A_routh, 0, sizeof(double) * nr * nr);
+  build_ap_block(s, s->A_routh, nr, nc);
+  for (int i = 0; i < nc; i++) {
+    s->A_routh[i * nr + nc + i] = -1.0;   /* l_max - l_n >= 0 */
+    s->A_routh[(nc + i) * nr + i] = 1.0;  /* J_n v' + beta >= 0 */
+  }
+  return SVI_OK;
+}
+
+int svi_impact_nv(const svi_impact* s) { return s->nv; }
+int svi_impact_nc(const svi_impact* s) { return s->nc; }
+
+void svi_impact_normal_velocity(const svi_impact* s, const double* v, double* vn) {
+  svi_matvec(s->nc, s->nv, s->Jbar, v, vn);
+}
+
+void svi_impact_tangent_velocity(const svi_impact* s, const double* v, double* vt) {
+  svi_matvec(s->nc * s->nt, s->nv, s->Jt, v, vt);
+}
+
+double svi_impact_kinetic_energy(const svi_impact* s, const double* v) {
+  double k = 0;
+  for (int i = 0; i < s->nv; i++) {
+    double r = 0;
+    for (int j = 0; j < s->nv; j++) r += s->M[i * s->nv + j] * v[j];
+    k += v[i] * r;
+  }
+  return 0.5 * k;
+}
+
+double svi_impact_reference_impulse(const svi_impact* s) { return s->ref_impulse; }
+double svi_impact_sep_tol(const svi_impact* s) { return s->sep_tol; }
+
+void svi_classify(const svi_impact* s, const double* v, char* buf) {
+  double tol = 1e-6 * fmax(s->vscale, 1e-6);
+  for (int i = 0; i < s->nc; i++) {
+    double vn = 0, vt2 = 0;
+    for (int k = 0; k < s->nv; k++) vn += s->Jbar[i * s->nv + k] * v[k];
+    for (int t = 0; t < s->nt; t++) {
+      double vt = 0;
+      for (int k = 0; k < s->nv; k++) vt += s->Jt[(i * s->nt + t) * s->nv + k] * v[k];
+      vt2 += vt * vt;
+    }
+    buf[i] = vn > tol ? 'L' : (sqrt(vt2) > tol ? 'D' : 'S');
+  }
+  buf[s->nc] = 0;
+}

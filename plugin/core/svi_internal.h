@@ -1,0 +1,53 @@
+/* svi_internal.h -- the impact workspace shared by the core's files (not installed). */
+#ifndef SVI_INTERNAL_H_
+#define SVI_INTERNAL_H_
+
+#include "svi/svi_core.h"
+
+#define SVI_ENUM_MAX_SOLS 64
+
+struct svi_impact {
+  /* capacity */
+  int nv_max, nc_max, nt_max;
+  /* sizes of the current problem */
+  int nv, nc, nt, nd, nb;   /* nd = 2 nt friction directions, nb = nc (1 + nd) rows of Jbar */
+  int n_ap, n_routh;        /* LCP sizes: eq. (31) nc (2 + nd), eq. (75) nc (3 + nd) */
+  /* problem data */
+  double* M;      /* nv x nv */
+  double* L;      /* Cholesky factor of M (lower, row-major) */
+  double* Jbar;   /* nb x nv: [Jn; JD], eq. (35) */
+  double* Jt;     /* nc nt x nv */
+  double* G;      /* nv x nb: M^-1 Jbar^T */
+  double* W;      /* nb x nb: Jbar M^-1 Jbar^T (Delassus) */
+  double* mu;     /* nc */
+  double* v0;     /* nv */
+  double* u0;     /* nb: Jbar v0 */
+  double* A_ap;   /* n_ap^2, eq. (31)-(33) */
+  double* A_routh;/* n_routh^2, eq. (75b) */
+  double  ref_impulse, vscale, sep_tol, max_mu;
+  /* scratch, sized once */
+  svi_lcp_work* lcp;
+  double *q, *z, *d, *lam, *Lam, *u, *v, *A_one, *lmax, *vn;
+  double* sols;   /* SVI_ENUM_MAX_SOLS x n_routh */
+  double* dv;     /* SVI_ENUM_MAX_SOLS x nv */
+  double* sign;   /* n_routh: lexicographic perturbation signs */
+  int*    order;  /* n_routh: lexicographic perturbation order */
+  double* seen;   /* SVI_ENUM_MAX_SOLS x 2 nc: outcomes kept by the mode enumeration */
+};
+
+/* y = A x, A r x c row-major */
+void svi_matvec(int r, int c, const double* A, const double* x, double* y);
+/* y += A x */
+void svi_matvec_add(int r, int c, const double* A, const double* x, double* y);
+double svi_min_normal(const svi_impact* s, const double* u);
+/* h in N s from the config (relative to the reference impulse unless step_abs > 0) */
+double svi_routh_h(const svi_impact* s, const svi_routh_config* cfg);
+int svi_routh_run(svi_impact* s, const svi_routh_config* cfg, const svi_sobol* sobol,
+                  uint64_t k, int finish_ap, double extra_budget, double* v_out,
+                  svi_sample_info* info, double* traj, int traj_cap, int* traj_len);
+
+/* planar contact-mode enumeration of one Routh step (svi_modes.c) */
+int svi_modes_supported(const svi_impact* s);
+int svi_modes_enumerate(svi_impact* s, const double* u, const double* lmax);
+
+#endif

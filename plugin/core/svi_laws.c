@@ -1,0 +1,102 @@
+/* svi_laws.c -- comparison laws: Anitescu-Potra simultaneous impact (eq. 31-33), all of its
+ * solutions, and sequential single-contact impacts (Section 2.2.2). */
+#include <math.h>
+#include <string.h>
+
+#include "svi_internal.h"
+
+int svi_law_simultaneous(svi_impact* s, const svi_lcp_options* opt, double* v_out,
+                         svi_lcp_info* info) {
+  if (!s || !v_out) return SVI_ERR_ARG;
+  int nb = s->nb;
+  memcpy(s->q, s->u0, sizeof(double) * nb);
+  memset(s->q + nb, 0, sizeof(double) * s->nc);
+  int st = svi_lcp_lemke(s->lcp, s->n_ap, s->A_ap, s->q, NULL, opt, s->z, info);
+  memcpy(v_out, s->v0, sizeof(double) * s->nv);
+  if (st >= 0) svi_matvec_add(s->nv, nb, s->G, s->z, v_out);
+  return st;
+}
+
+int svi_law_simultaneous_all(svi_impact* s, double* v_out, int max_out, int* count) {
+  if (!s || !count || (max_out > 0 && !v_out)) return SVI_ERR_ARG;
+  int na = s->n_ap, nb = s->nb, nv = s->nv, nsol = 0;
+  if (na > 24) return SVI_ERR_CAPACITY;
+  memcpy(s->q, s->u0, sizeof(double) * nb);
+  memset(s->q + nb, 0, sizeof(double) * s->nc);
+  int st = svi_lcp_enumerate(na, s->A_ap, s->q, 1e-9, s->sols, SVI_ENUM_MAX_SOLS, &nsol);
+  if (st != SVI_OK) return st;
+  if (nsol > SVI_ENUM_MAX_SOLS) nsol = SVI_ENUM_MAX_SOLS;
+  double scale = fmax(s->vscale, 1e-12);
+  *count = 0;
+  for (int k = 0; k < nsol; k++) {
+    double* v = s->dv + (*count) * nv;   /* candidate, compared in velocity space */
+    memcpy(v, s->v0, sizeof(double) * nv);
+    svi_matvec_add(nv, nb, s->G, s->sols + k * na, v);
+    svi_matvec(nb, nv, s->Jbar, v, s->vn);
+    int dup = 0;
+    for (int j = 0; j < *count && !dup; j++) {
+      double d = 0;
+      for (int i = 0; i < nv; i++) d = fmax(d, fabs(s->dv[j * nv + i] - v[i]));
+      if (d <= 1e-7 * scale) dup = 1;
+    }
+    if (dup) continue;
+    if (*count < max_out) memcpy(v_out + (*count) * nv, v, sizeof(double) * nv);
+    (*count)++;
+  }
+  return SVI_OK;
+}
+
+/* (31) with only contact j active: unknowns [l_n,j; l_D,j; gamma_j] */
+static int single_impact(svi_impact* s, int j, svi_lcp_info* info) {
+  int nc = s->nc, nd = s->nd, nb = s->nb, n1 = 2 + nd;
+  int rows[1 + 4];
+  rows[0] = j;
+  for (int k = 0; k < nd; k++) rows[1 + k] = nc + j * nd + k;
+  double* A = s->A_one;
+  memset(A, 0, sizeof(double) * n1 * n1);
+  for (int a = 0; a <= nd; a++) {
+    for (int b = 0; b <= nd; b++) A[a * n1 + b] = s->W[rows[a] * nb + rows[b]];
+    s->q[a] = s->u[rows[a]];
+  }
+  for (int k = 0; k < nd; k++) {
+    A[(1 + k) * n1 + nd + 1] = 1.0;
+    A[(nd + 1) * n1 + 1 + k] = -1.0;
+  }
+  A[(nd + 1) * n1] = s->mu[j];
+  s->q[nd + 1] = 0;
+  int st = svi_lcp_lemke(s->lcp, n1, A, s->q, NULL, NULL, s->z, info);
+  if (st < 0) return st;
+  for (int a = 0; a <= nd; a++) {
+    double l = s->z[a];
+    if (l == 0) continue;
+    s->Lam[rows[a]] += l;
+    for (int i = 0; i < nb; i++) s->u[i] += s->W[i * nb + rows[a]] * l;
+  }
+  return SVI_OK;
+}
+
+int svi_law_sequential(svi_impact* s, const int* order, int max_rounds, double* v_out,
+                       int* rounds) {
+  if (!s || !order || !v_out) return SVI_ERR_ARG;
+  int nc = s->nc, nb = s->nb, st = SVI_OK, r = 0, ptr = 0;
+  for (int i = 0; i < nc; i++) if (order[i] < 0 || order[i] >= nc) return SVI_ERR_ARG;
+  memcpy(s->u, s->u0, sizeof(double) * nb);
+  memset(s->Lam, 0, sizeof(double) * nb);
+  while (svi_min_normal(s, s->u) < -s->sep_tol) {
+    if (r >= max_rounds) { st = SVI_ERR_MAXITER; break; }
+    /* next approaching contact in the cyclic order; an impact at a contact that is not
+     * approaching would be the zero impulse */
+    int j = order[ptr];
+    ptr = (ptr + 1) % nc;
+    if (s->u[j] >= -s->sep_tol) continue;
+    svi_lcp_info li;
+    st = single_impact(s, j, &li);
+    r++;
+    if (st < 0) break;
+    st = SVI_OK;
+  }
+  memcpy(v_out, s->v0, sizeof(double) * s->nv);
+  svi_matvec_add(s->nv, nb, s->G, s->Lam, v_out);
+  if (rounds) *rounds = r;
+  return st;
+}

@@ -1,0 +1,324 @@
+/* svi_lcp.c -- dense Lemke solver with a lexicographic ratio test.
+ *
+ * Tableau form (Cottle, Pang & Stone, "The Linear Complementarity Problem", Sec. 4.4):
+ *     w - M z - d z0 = q,   w, z, z0 >= 0,   w'z = 0.
+ * The tableau T = B^-1 [ I | -M | -d | q ] is kept explicitly (n rows, 2n+2 columns), so the
+ * columns of the w block hold B^-1, which the lexicographic ratio test needs: ties in the
+ * minimum ratio are broken by comparing rows of [q_bar | B^-1] / a_i, equivalent to solving the
+ * problem with q perturbed by (eps, eps^2, ...) -- no cycling on degenerate problems.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "svi/svi_core.h"
+
+struct svi_lcp_work {
+  int     nmax;
+  double* T;       /* nmax x (2 nmax + 2) tableau */
+  double* Mreg;    /* nmax x nmax regularised copy */
+  int*    basis;   /* basic variable of each row: w_i = i, z_j = n + j, z0 = 2n */
+  double* scratch; /* 2 nmax */
+};
+
+svi_lcp_options svi_lcp_default_options(void) {
+  svi_lcp_options o;
+  o.max_iter = 0;
+  o.piv_tol = 0;
+  o.res_tol = 1e-9;
+  o.regularize = 1;
+  return o;
+}
+
+svi_lcp_work* svi_lcp_work_create(int nmax) {
+  if (nmax <= 0) return NULL;
+  svi_lcp_work* w = calloc(1, sizeof(*w));
+  if (!w) return NULL;
+  w->nmax = nmax;
+  w->T = malloc(sizeof(double) * nmax * (2 * nmax + 2));
+  w->Mreg = malloc(sizeof(double) * nmax * nmax);
+  w->basis = malloc(sizeof(int) * nmax);
+  w->scratch = malloc(sizeof(double) * 2 * nmax);
+  if (!w->T || !w->Mreg || !w->basis || !w->scratch) {
+    svi_lcp_work_destroy(w);
+    return NULL;
+  }
+  return w;
+}
+
+void svi_lcp_work_destroy(svi_lcp_work* w) {
+  if (!w) return;
+  free(w->T);
+  free(w->Mreg);
+  free(w->basis);
+  free(w->scratch);
+  free(w);
+}
+
+static double norm_inf_mat(int n, const double* M) {
+  double r = 0;
+  for (int i = 0; i < n; i++) {
+    double s = 0;
+    for (int j = 0; j < n; j++) s += fabs(M[i * n + j]);
+    if (s > r) r = s;
+  }
+  return r;
+}
+
+static double norm_inf_vec(int n, const double* x) {
+  double r = 0;
+  for (int i = 0; i < n; i++) if (fabs(x[i]) > r) r = fabs(x[i]);
+  return r;
+}
+
+double svi_lcp_residual(int n, const double* M, const double* q, const double* z) {
+  double scale = 1;
+  double qn = norm_inf_vec(n, q), mz = norm_inf_mat(n, M) * norm_inf_vec(n, z);
+  if (qn > scale) scale = qn;
+  if (mz > scale) scale = mz;
+  double r = 0;
+  for (int i = 0; i < n; i++) {
+    double wi = q[i];
+    for (int j = 0; j < n; j++) wi += M[i * n + j] * z[j];
+    double m = fabs(fmin(z[i], wi));
+    if (-z[i] > m) m = -z[i];
+    if (-wi > m) m = -wi;
+    if (!(m == m)) return INFINITY;   /* NaN */
+    if (m > r) r = m;
+  }
+  return r / scale;
+}
+
+/* Gauss-Jordan pivot of the whole tableau on (r, c). */
+static void pivot(double* T, int n, int ncol, int r, int c) {
+  double* pr = T + r * ncol;
+  double inv = 1.0 / pr[c];
+  for (int k = 0; k < ncol; k++) pr[k] *= inv;
+  pr[c] = 1.0;
+  for (int i = 0; i < n; i++) {
+    if (i == r) continue;
+    double* pi = T + i * ncol;
+    double f = pi[c];
+    if (f == 0) continue;
+    for (int k = 0; k < ncol; k++) pi[k] -= f * pr[k];
+    pi[c] = 0.0;
+  }
+}
+
+/* Lexicographic comparison of rows i and j of [q_bar | B^-1] scaled by 1/a_i, 1/a_j, starting
+ * after the rhs (which tied).  Returns <0 if row i is lexicographically smaller. */
+typedef struct {
+  const int* order;       /* perturbation q + sum_k eps^(k+1) sign_k e_order[k]; NULL = identity */
+  const double* sign;     /* NULL = all +1 */
+} perturbation;
+
+static int lexico_cmp(const double* T, int n, int ncol, int i, int j, double ai, double aj,
+                      double tol, const perturbation* pt) {
+  const double* ri = T + i * ncol;
+  const double* rj = T + j * ncol;
+  for (int k = 0; k < n; k++) {
+    int c = pt->order ? pt->order[k] : k;
+    double sg = pt->sign ? pt->sign[k] : 1.0;
+    double x = sg * ri[c] / ai, y = sg * rj[c] / aj;
+    if (x < y - tol) return -1;
+    if (x > y + tol) return 1;
+  }
+  return 0;
+}
+
+/* Leaving row for entering column c, lexicographic minimum ratio over rows with a_i > tol.
+ * The artificial z0 leaves whenever it ties, so the path ends as early as possible. */
+static int ratio_test(const double* T, const int* basis, int n, int ncol, int c, double piv_tol,
+                      const perturbation* pt) {
+  const int rhs = ncol - 1, z0 = 2 * n;
+  double best = INFINITY;
+  for (int i = 0; i < n; i++) {
+    double a = T[i * ncol + c];
+    if (a > piv_tol) {
+      double t = T[i * ncol + rhs] / a;
+      if (t < best) best = t;
+    }
+  }
+  if (best == INFINITY) return -1;
+  double tie = 1e-11 * (1 + fabs(best));
+  int r = -1;
+  double ar = 0;
+  for (int i = 0; i < n; i++) {
+    double a = T[i * ncol + c];
+    if (a <= piv_tol || T[i * ncol + rhs] / a > best + tie) continue;
+    if (basis[i] == z0) return i;
+    if (r < 0 || lexico_cmp(T, n, ncol, i, r, a, ar, 1e-13, pt) < 0) {
+      r = i;
+      ar = a;
+    }
+  }
+  return r;
+}
+
+/* Lemke's path from the ray z0 -> inf.  Returns status; z holds the solution on success. */
+static int lemke_path(svi_lcp_work* w, int n, const double* M, const double* q, const double* d,
+                      const perturbation* pt, int max_iter, double piv_tol, double* z,
+                      int* pivots) {
+  const int ncol = 2 * n + 2, rhs = ncol - 1, z0 = 2 * n;
+  double* T = w->T;
+  int* basis = w->basis;
+
+  for (int i = 0; i < n; i++) {
+    double* ti = T + i * ncol;
+    memset(ti, 0, sizeof(double) * n);
+    ti[i] = 1.0;
+    for (int j = 0; j < n; j++) ti[n + j] = -M[i * n + j];
+    ti[z0] = d ? -d[i] : -1.0;
+    ti[rhs] = q[i];
+    basis[i] = i;
+  }
+
+  /* first pivot: z0 enters where q_i / d_i is (lexicographically) most negative */
+  int r = -1;
+  double best = INFINITY, dr = 1;
+  for (int i = 0; i < n; i++) {
+    double di = -T[i * ncol + z0];
+    double t = q[i] / di;
+    if (r < 0 || t < best - 1e-11 * (1 + fabs(best)) ||
+        (t <= best + 1e-11 * (1 + fabs(best)) && lexico_cmp(T, n, ncol, i, r, di, dr, 1e-13, pt) < 0)) {
+      if (t < best) best = t;
+      r = i;
+      dr = di;
+    }
+  }
+  int leaving = basis[r];
+  pivot(T, n, ncol, r, z0);
+  basis[r] = z0;
+  int it = 1;
+
+  for (;;) {
+    int entering = leaving < n ? leaving + n : leaving - n;   /* complement */
+    if (it >= max_iter) { *pivots = it; return SVI_ERR_MAXITER; }
+    r = ratio_test(T, basis, n, ncol, entering, piv_tol, pt);
+    if (r < 0) { *pivots = it; return SVI_ERR_RAY; }
+    leaving = basis[r];
+    pivot(T, n, ncol, r, entering);
+    basis[r] = entering;
+    it++;
+    if (leaving == z0) break;
+  }
+  *pivots = it;
+
+  memset(z, 0, sizeof(double) * n);
+  for (int i = 0; i < n; i++) {
+    if (basis[i] >= n && basis[i] < 2 * n) {
+      double x = T[i * ncol + rhs];
+      z[basis[i] - n] = x > 0 ? x : 0;
+    }
+  }
+  return SVI_OK;
+}
+
+/* One step of iterative refinement with the tableau's B^-1:  x_B += B^-1 (q - B x_B).
+ * B has column e_i for a basic w_i and -M(:,j) for a basic z_j. */
+static void refine(svi_lcp_work* w, int n, const double* M, const double* q, double* z) {
+  const int ncol = 2 * n + 2;
+  double* res = w->scratch;        /* q - B x_B = -(w - M z - q) with w = M z + q on basis */
+  double* xb = w->scratch + n;
+  for (int i = 0; i < n; i++) {
+    int b = w->basis[i];
+    if (b < n) {
+      double wi = q[b];
+      for (int j = 0; j < n; j++) wi += M[b * n + j] * z[j];
+      xb[i] = wi;
+    } else {
+      xb[i] = z[b - n];
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    double bx = 0;   /* (B x_B)_i */
+    for (int k = 0; k < n; k++) {
+      int b = w->basis[k];
+      if (b < n) bx += (b == i) ? xb[k] : 0.0;
+      else bx -= M[i * n + (b - n)] * xb[k];
+    }
+    res[i] = q[i] - bx;
+  }
+  for (int i = 0; i < n; i++) {
+    double dx = 0;
+    const double* Binv = w->T + i * ncol;
+    for (int k = 0; k < n; k++) dx += Binv[k] * res[k];
+    int b = w->basis[i];
+    if (b >= n && b < 2 * n) {
+      double x = xb[i] + dx;
+      z[b - n] = x > 0 ? x : 0;
+    }
+  }
+}
+
+static int finite_vec(int n, const double* x) {
+  for (int i = 0; i < n; i++) if (!isfinite(x[i])) return 0;
+  return 1;
+}
+
+int svi_lcp_lemke(svi_lcp_work* w, int n, const double* M, const double* q, const double* d,
+                  const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
+  return svi_lcp_lemke_perturbed(w, n, M, q, d, NULL, NULL, opt, z, info);
+}
+
+int svi_lcp_lemke_perturbed(svi_lcp_work* w, int n, const double* M, const double* q,
+                            const double* d, const int* order, const double* sign,
+                            const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
+  perturbation pt = {order, sign};
+  svi_lcp_info local;
+  if (!info) info = &local;
+  memset(info, 0, sizeof(*info));
+  if (!w || !M || !q || !z || n <= 0) return info->status = SVI_ERR_ARG;
+  if (n > w->nmax) return info->status = SVI_ERR_CAPACITY;
+  memset(z, 0, sizeof(double) * n);
+  if (!finite_vec(n * n, M) || !finite_vec(n, q) || (d && !finite_vec(n, d)))
+    return info->status = SVI_ERR_NONFINITE;
+  if (d) for (int i = 0; i < n; i++) if (!(d[i] > 0)) return info->status = SVI_ERR_ARG;
+
+  svi_lcp_options o = opt ? *opt : svi_lcp_default_options();
+  double mnorm = norm_inf_mat(n, M);
+  int max_iter = o.max_iter > 0 ? o.max_iter : 50 * n + 10;
+  double piv_tol = o.piv_tol > 0 ? o.piv_tol : n * fmax(1.0, mnorm) * 1e2 * DBL_EPSILON;
+  double res_tol = o.res_tol > 0 ? o.res_tol : 1e-9;
+
+  /* trivial solution z = 0 */
+  int trivial = 1;
+  for (int i = 0; i < n; i++) if (q[i] < 0) { trivial = 0; break; }
+  if (trivial) return info->status = SVI_OK;
+
+  int piv = 0;
+  int st = lemke_path(w, n, M, q, d, &pt, max_iter, piv_tol, z, &piv);
+  info->pivots = piv;
+  if (st == SVI_OK) {
+    info->residual = svi_lcp_residual(n, M, q, z);
+    for (int k = 0; k < 2 && info->residual > res_tol; k++) {
+      refine(w, n, M, q, z);
+      info->residual = svi_lcp_residual(n, M, q, z);
+    }
+    if (info->residual <= res_tol) return info->status = SVI_OK;
+    st = SVI_ERR_RESIDUAL;
+  }
+  info->status = st;
+  if (!o.regularize) { memset(z, 0, sizeof(double) * n); return st; }
+
+  /* regularised retry (Drake's SolveLcpLemkeRegularized): M + alpha I, accepted if the
+   * solution satisfies the ORIGINAL problem to the paper's 1e-6 */
+  double scale = fmax(1.0, mnorm);
+  for (double a = 1e-12; a <= 1.01e-6; a *= 100) {
+    memcpy(w->Mreg, M, sizeof(double) * n * n);
+    for (int i = 0; i < n; i++) w->Mreg[i * n + i] += a * scale;
+    int p = 0;
+    int s2 = lemke_path(w, n, w->Mreg, q, d, &pt, max_iter, piv_tol, z, &p);
+    info->pivots += p;
+    if (s2 != SVI_OK) continue;
+    double res = svi_lcp_residual(n, M, q, z);
+    if (res <= fmax(res_tol, 1e-6)) {
+      info->residual = res;
+      info->alpha = a * scale;
+      return info->status = SVI_OK_REGULARIZED;
+    }
+  }
+  memset(z, 0, sizeof(double) * n);
+  return info->status;
+}

@@ -1,0 +1,321 @@
+/* svi_sample.c -- command-line sampler: sample or approximate the post-impact set of a reference
+ * problem, print a summary, write the outcomes as CSV and draw the paper's kind of figure. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "svi/svi_core.h"
+#include "svi_plot.h"
+
+typedef struct {
+  const char* example;
+  long long samples;
+  int steps, threads, list, paths;
+  double h_abs, step_rel, eps;
+  unsigned long long seed;
+  svi_branch branch;
+  svi_budget budget;
+  const char *csv, *plot;
+} options;
+
+static void usage(FILE* f) {
+  fprintf(f,
+    "usage: svi-sample --example NAME [options]\n"
+    "       svi-sample --list\n"
+    "Approximates the post-impact velocity set of a reference problem (Halm & Posa, Alg. 2).\n"
+    "  --example NAME     rocking_block | box_wall | compass_gait | disk_stack | zeno_block | ramone\n"
+    "  --samples M        number of samples (default: the paper's M, Appendix A)\n"
+    "  --steps N          Routh steps per sample before the final step (default: paper's N)\n"
+    "  --h H              Routh step in N s (default: the paper's h)\n"
+    "  --step R           Routh step relative to the reference impulse (overrides the paper's h)\n"
+    "  --eps E            epsilon of Algorithm 2 in m/s (default 1%% of max |J_n v-|)\n"
+    "  --seed S           seed (default 1); same seed, same output bit for bit\n"
+    "  --threads T        worker threads (default: all cores; output does not depend on it)\n"
+    "  --branch B         auto | lemke | random | enumerate (default auto)\n"
+    "  --budget B         sobol | uniform (default sobol)\n"
+    "  --csv FILE         write every sample (default NAME.csv; '-' = none)\n"
+    "  --plot FILE        figure, .png/.svg/.pdf (default NAME.png; '-' = none)\n"
+    "  --paths K          draw the intermediate velocities of K samples (default 2000)\n");
+}
+
+static int parse(int argc, char** argv, options* o) {
+  memset(o, 0, sizeof(*o));
+  o->seed = 1;
+  o->branch = SVI_BRANCH_AUTO;
+  o->budget = SVI_BUDGET_SOBOL;
+  o->paths = 2000;
+  for (int i = 1; i < argc; i++) {
+    const char* a = argv[i];
+    const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEEDV() do { if (!v) { fprintf(stderr, "svi-sample: %s needs a value\n", a); return 0; } i++; } while (0)
+    if (!strcmp(a, "--list")) o->list = 1;
+    else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); exit(0); }
+    else if (!strcmp(a, "--example")) { NEEDV(); o->example = v; }
+    else if (!strcmp(a, "--samples")) { NEEDV(); o->samples = atoll(v); if (o->samples <= 0) { fprintf(stderr, "svi-sample: --samples must be >= 1\n"); return 0; } }
+    else if (!strcmp(a, "--steps")) { NEEDV(); o->steps = atoi(v); if (o->steps <= 0) { fprintf(stderr, "svi-sample: --steps must be >= 1\n"); return 0; } }
+    else if (!strcmp(a, "--h")) { NEEDV(); o->h_abs = atof(v); if (!(o->h_abs > 0)) { fprintf(stderr, "svi-sample: --h must be > 0 (N s)\n"); return 0; } }
+    else if (!strcmp(a, "--step")) { NEEDV(); o->step_rel = atof(v); if (!(o->step_rel > 0)) { fprintf(stderr, "svi-sample: --step must be > 0\n"); return 0; } }
+    else if (!strcmp(a, "--eps")) { NEEDV(); o->eps = atof(v); if (!(o->eps > 0)) { fprintf(stderr, "svi-sample: --eps must be > 0 (m/s)\n"); return 0; } }
+    else if (!strcmp(a, "--seed")) { NEEDV(); o->seed = strtoull(v, NULL, 10); }
+    else if (!strcmp(a, "--threads")) { NEEDV(); o->threads = atoi(v); if (o->threads <= 0) { fprintf(stderr, "svi-sample: --threads must be >= 1\n"); return 0; } }
+    else if (!strcmp(a, "--paths")) { NEEDV(); o->paths = atoi(v); if (o->paths < 0) o->paths = 0; }
+    else if (!strcmp(a, "--csv")) { NEEDV(); o->csv = v; }
+    else if (!strcmp(a, "--plot")) { NEEDV(); o->plot = v; }
+    else if (!strcmp(a, "--branch")) {
+      NEEDV();
+      if (!strcmp(v, "auto")) o->branch = SVI_BRANCH_AUTO;
+      else if (!strcmp(v, "lemke")) o->branch = SVI_BRANCH_LEMKE;
+      else if (!strcmp(v, "random")) o->branch = SVI_BRANCH_RANDOM;
+      else if (!strcmp(v, "enumerate")) o->branch = SVI_BRANCH_ENUMERATE;
+      else { fprintf(stderr, "svi-sample: --branch must be auto, lemke, random or enumerate, not '%s'\n", v); return 0; }
+    } else if (!strcmp(a, "--budget")) {
+      NEEDV();
+      if (!strcmp(v, "sobol")) o->budget = SVI_BUDGET_SOBOL;
+      else if (!strcmp(v, "uniform")) o->budget = SVI_BUDGET_UNIFORM;
+      else { fprintf(stderr, "svi-sample: --budget must be sobol or uniform, not '%s'\n", v); return 0; }
+    } else {
+      fprintf(stderr, "svi-sample: unknown option '%s' (see --help)\n", a);
+      return 0;
+    }
+#undef NEEDV
+  }
+  return 1;
+}
+
+/* "rest", "pivot about A", or a per-contact list */
+static void describe(const svi_example* ex, const char* cls, char* out, size_t len) {
+  int nc = ex->nc, stick = 0, lift = 0, pivot = -1;
+  for (int i = 0; i < nc; i++) {
+    if (cls[i] == 'S') { stick++; pivot = i; }
+    if (cls[i] == 'L') lift++;
+  }
+  if (stick == nc) { snprintf(out, len, "rest"); return; }
+  if (stick == 1 && lift == nc - 1) { snprintf(out, len, "pivot about %s", ex->contact_names[pivot]); return; }
+  if (lift == nc) { snprintf(out, len, "all contacts lift off"); return; }
+  size_t n = 0;
+  out[0] = 0;
+  for (int i = 0; i < nc && n < len; i++) {
+    const char* m = cls[i] == 'S' ? "sticks" : cls[i] == 'L' ? "lifts" : "slides";
+    n += (size_t)snprintf(out + n, len - n, "%s%s %s", i ? ", " : "", ex->contact_names[i], m);
+  }
+}
+
+typedef struct { char cls[SVI_EX_MAX_NC + 1]; long long count; } class_count;
+
+static void count_class(class_count* cc, int* ncls, const char* cls) {
+  for (int k = 0; k < *ncls; k++)
+    if (!strcmp(cc[k].cls, cls)) { cc[k].count++; return; }
+  if (*ncls < 256) { snprintf(cc[*ncls].cls, sizeof(cc[*ncls].cls), "%s", cls); cc[*ncls].count = 1; (*ncls)++; }
+}
+
+static int cmp_class(const void* a, const void* b) {
+  long long x = ((const class_count*)a)->count, y = ((const class_count*)b)->count;
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+int main(int argc, char** argv) {
+  options o;
+  if (!parse(argc, argv, &o)) return 2;
+  if (o.list) {
+    for (int i = 0; i < svi_example_count(); i++) {
+      svi_example ex;
+      svi_example_get(svi_example_name(i), &ex);
+      printf("%-14s %s (%d dof, %d contacts)\n", ex.name, ex.title, ex.nv, ex.nc);
+    }
+    return 0;
+  }
+  if (!o.example) { usage(stderr); return 2; }
+  svi_example ex;
+  if (svi_example_get(o.example, &ex) != SVI_OK) {
+    fprintf(stderr, "svi-sample: unknown example '%s'; one of:", o.example);
+    for (int i = 0; i < svi_example_count(); i++) fprintf(stderr, " %s", svi_example_name(i));
+    fprintf(stderr, "\n");
+    return 2;
+  }
+  svi_problem_def def = svi_example_problem(&ex);
+  svi_impact* s = svi_impact_create(def.nv, def.nc, def.nt);
+  char err[256];
+  if (!s || svi_impact_setup(s, &def, err, sizeof(err)) != SVI_OK) {
+    fprintf(stderr, "svi-sample: %s\n", s ? err : "out of memory");
+    return 1;
+  }
+
+  svi_approx_config cfg = svi_approx_default_config();
+  cfg.samples = o.samples > 0 ? o.samples : ex.samples;
+  cfg.threads = o.threads;
+  cfg.eps = o.eps;
+  cfg.routh.max_steps = o.steps > 0 ? o.steps : ex.N;
+  cfg.routh.step_abs = o.step_rel > 0 ? 0 : (o.h_abs > 0 ? o.h_abs : ex.h);
+  cfg.routh.step = o.step_rel > 0 ? o.step_rel : 1.0;
+  cfg.routh.seed = o.seed;
+  cfg.routh.branch = o.branch;
+  cfg.routh.budget = o.budget;
+
+  int nv = def.nv, nc = def.nc;
+  long long M = cfg.samples;
+  double* V = malloc(sizeof(double) * (size_t)M * nv);
+  unsigned char* acc = malloc((size_t)M);
+  int* lcps = malloc(sizeof(int) * (size_t)M);
+  if (!V || !acc || !lcps) { fprintf(stderr, "svi-sample: out of memory for %lld samples\n", M); return 1; }
+  svi_approx_stats st;
+  int rc = svi_approximate(&def, &cfg, V, acc, lcps, &st);
+  if (rc < 0) { fprintf(stderr, "svi-sample: %s\n", svi_status_string(rc)); return 1; }
+
+  double vn0[SVI_EX_MAX_NC], vn[SVI_EX_MAX_NC];
+  svi_impact_normal_velocity(s, def.v, vn0);
+  printf("svi-sample %s: %s\n", SVI_VERSION_STRING, ex.title);
+  printf("  %d dof, %d contacts (", nv, nc);
+  for (int i = 0; i < nc; i++) printf("%s%s mu=%g", i ? ", " : "", ex.contact_names[i], def.mu[i]);
+  printf(")\n  pre-impact J_n v = (");
+  for (int i = 0; i < nc; i++) printf("%s%.4f", i ? ", " : "", vn0[i]);
+  printf(") m/s, kinetic energy %.6g J\n", svi_impact_kinetic_energy(s, def.v));
+  printf("  Routh step h = %.4g N s (%.3g x reference impulse %.4g N s), N = %d, eps = %.3g m/s, psi = %.4g\n",
+         st.h, st.h / fmax(svi_impact_reference_impulse(s), 1e-300), svi_impact_reference_impulse(s),
+         cfg.routh.max_steps, st.eps, st.psi);
+  const char* brn[] = {"lemke", "random", "enumerate", "auto"};
+  printf("  %lld samples (%s budgets), branch %s, seed %llu\n", M,
+         cfg.routh.budget == SVI_BUDGET_SOBOL ? "Sobol" : "uniform", brn[cfg.routh.branch], o.seed);
+  printf("  accepted %lld / %lld (%.2f%%), failed %lld\n", st.accepted, M, 100.0 * st.accepted / M, st.failed);
+  double per = st.wall_seconds / (double)M * 1e6;
+  printf("  LCPs/sample %.3f, wall %.3f s = %.3f us/sample (all threads), max LCP residual %.2e\n",
+         (double)st.lcps / M, st.wall_seconds, per, st.max_residual);
+  printf("  max KE(v+)/KE(v-) = %.6f (Theorem 7: <= 1)\n", st.max_energy_ratio);
+
+  class_count cc[256];
+  int ncls = 0;
+  char cls[SVI_EX_MAX_NC + 1], desc[160];
+  for (long long k = 0; k < M; k++) {
+    if (!acc[k]) continue;
+    svi_classify(s, V + k * nv, cls);
+    count_class(cc, &ncls, cls);
+  }
+  qsort(cc, (size_t)ncls, sizeof(cc[0]), cmp_class);
+  printf("  outcome classes (per contact %s..: S stick, L lift-off, D slide):\n", ex.contact_names[0]);
+  for (int k = 0; k < ncls && k < 12; k++) {
+    describe(&ex, cc[k].cls, desc, sizeof(desc));
+    printf("    %-6s %6.2f%%  %s\n", cc[k].cls, 100.0 * cc[k].count / fmax(st.accepted, 1), desc);
+  }
+  if (ncls > 12) printf("    ... %d more classes\n", ncls - 12);
+
+  /* comparison laws */
+  double ap[64 * SVI_EX_MAX_NV], vseq[SVI_EX_MAX_NV];
+  int nap = 0;
+  if (svi_law_simultaneous_all(s, ap, 64, &nap) != SVI_OK) {
+    nap = svi_law_simultaneous(s, NULL, ap, NULL) >= 0 ? 1 : 0;
+  }
+  printf("  Anitescu-Potra (31): %d distinct solution(s)\n", nap);
+  svi_plot_pt ap_pts[64], seq_pts[8];
+  for (int k = 0; k < nap && k < 64; k++) {
+    svi_impact_normal_velocity(s, ap + k * nv, vn);
+    svi_classify(s, ap + k * nv, cls);
+    describe(&ex, cls, desc, sizeof(desc));
+    printf("    %-6s J_n v+ = (", cls);
+    for (int i = 0; i < nc; i++) printf("%s%.4f", i ? ", " : "", vn[i]);
+    printf(")  %s\n", desc);
+    ap_pts[k] = (svi_plot_pt){vn[ex.plot_a], vn[ex.plot_b]};
+  }
+  int nseq = nc < 8 ? nc : 8;
+  char seq_label[8][64];
+  for (int f = 0; f < nseq; f++) {
+    int order[SVI_EX_MAX_NC], rounds = 0;
+    for (int i = 0; i < nc; i++) order[i] = (f + i) % nc;
+    int sr = svi_law_sequential(s, order, 1000, vseq, &rounds);
+    svi_impact_normal_velocity(s, vseq, vn);
+    svi_classify(s, vseq, cls);
+    describe(&ex, cls, desc, sizeof(desc));
+    printf("  sequential from %s (%d impacts%s): %-6s J_n v+ = (", ex.contact_names[f], rounds,
+           sr == SVI_OK ? "" : ", did not terminate", cls);
+    for (int i = 0; i < nc; i++) printf("%s%.4f", i ? ", " : "", vn[i]);
+    printf(")  %s\n", desc);
+    seq_pts[f] = (svi_plot_pt){vn[ex.plot_a], vn[ex.plot_b]};
+    snprintf(seq_label[f], sizeof(seq_label[f]), "Sequential, %s first", ex.contact_names[f]);
+  }
+
+  /* CSV */
+  char csvname[256], plotname[256];
+  snprintf(csvname, sizeof(csvname), "%s", o.csv ? o.csv : ex.name);
+  if (!o.csv) snprintf(csvname, sizeof(csvname), "%s.csv", ex.name);
+  snprintf(plotname, sizeof(plotname), "%s", o.plot ? o.plot : ex.name);
+  if (!o.plot) snprintf(plotname, sizeof(plotname), "%s.png", ex.name);
+  if (strcmp(csvname, "-")) {
+    FILE* f = fopen(csvname, "w");
+    if (!f) { fprintf(stderr, "svi-sample: cannot write %s\n", csvname); return 1; }
+    fprintf(f, "sample,accepted,lcps,class");
+    for (int i = 0; i < nv; i++) fprintf(f, ",v%d", i);
+    for (int i = 0; i < nc; i++) fprintf(f, ",vn_%s", ex.contact_names[i]);
+    fprintf(f, "\n");
+    for (long long k = 0; k < M; k++) {
+      svi_classify(s, V + k * nv, cls);
+      svi_impact_normal_velocity(s, V + k * nv, vn);
+      fprintf(f, "%lld,%d,%d,%s", k, acc[k], lcps[k], cls);
+      for (int i = 0; i < nv; i++) fprintf(f, ",%.17g", V[k * nv + i]);
+      for (int i = 0; i < nc; i++) fprintf(f, ",%.17g", vn[i]);
+      fprintf(f, "\n");
+    }
+    fclose(f);
+    printf("  wrote %s\n", csvname);
+  }
+
+  /* figure */
+  if (strcmp(plotname, "-")) {
+    svi_plot_pt* cloud = malloc(sizeof(svi_plot_pt) * (size_t)M);
+    long ncloud = 0;
+    for (long long k = 0; k < M; k++) {
+      if (!acc[k]) continue;
+      svi_impact_normal_velocity(s, V + k * nv, vn);
+      cloud[ncloud++] = (svi_plot_pt){vn[ex.plot_a], vn[ex.plot_b]};
+    }
+    /* intermediate velocities of the first samples (the light grey region of the paper's plots) */
+    int K = o.paths, cap = cfg.routh.max_steps + 3;
+    svi_plot_pt* path = malloc(sizeof(svi_plot_pt) * (size_t)(K > 0 ? K : 1) * (size_t)cap * 8);
+    double* traj = malloc(sizeof(double) * (size_t)cap * nv);
+    long npath = 0;
+    svi_routh_config rc1 = cfg.routh;
+    rc1.budget = SVI_BUDGET_UNIFORM;
+    for (int k = 0; k < K; k++) {
+      int tl = 0;
+      svi_sample_info info;
+      double vout[SVI_EX_MAX_NV];
+      svi_routh_sample(s, &rc1, NULL, (uint64_t)k, vout, &info, traj, cap, &tl);
+      for (int t = 0; t + 1 < tl; t++) {        /* segments, 8 points each */
+        double va[SVI_EX_MAX_NC], vb[SVI_EX_MAX_NC];
+        svi_impact_normal_velocity(s, traj + t * nv, va);
+        svi_impact_normal_velocity(s, traj + (t + 1) * nv, vb);
+        for (int j = 0; j < 8; j++) {
+          double a = j / 8.0;
+          path[npath++] = (svi_plot_pt){(1 - a) * va[ex.plot_a] + a * vb[ex.plot_a],
+                                        (1 - a) * va[ex.plot_b] + a * vb[ex.plot_b]};
+        }
+      }
+    }
+    svi_plot_pt pre = {vn0[ex.plot_a], vn0[ex.plot_b]};
+    const double seqcol[8][3] = {{0.85, 0.15, 0.1}, {0.95, 0.75, 0.0}, {0.2, 0.65, 0.2},
+                                 {0.6, 0.3, 0.7}, {0.9, 0.45, 0.1}, {0.3, 0.7, 0.8},
+                                 {0.5, 0.5, 0.1}, {0.8, 0.4, 0.6}};
+    svi_plot_series ser[9];
+    int nser = 0;
+    ser[nser++] = (svi_plot_series){"Anitescu-Potra (simultaneous)", 0.1, 0.3, 0.9, 1, ap_pts, nap < 64 ? nap : 64};
+    for (int f = 0; f < nseq; f++)
+      ser[nser++] = (svi_plot_series){seq_label[f], seqcol[f][0], seqcol[f][1], seqcol[f][2],
+                                      f == 0 ? 2 : 3, &seq_pts[f], 1};
+    char title[200], xl[64], yl[64], footer[200];
+    snprintf(title, sizeof(title), "%s: post-impact contact-normal velocities", ex.title);
+    snprintf(xl, sizeof(xl), "J_n,%s v  (m/s)", ex.contact_names[ex.plot_a]);
+    snprintf(yl, sizeof(yl), "J_n,%s v  (m/s)", ex.contact_names[ex.plot_b]);
+    snprintf(footer, sizeof(footer), "%lld samples (Algorithm 2), h = %.3g N s, N = %d, %.2f LCPs/sample, seed %llu",
+             st.accepted, st.h, cfg.routh.max_steps, (double)st.lcps / M, o.seed);
+    svi_plot_spec spec = {title, xl, yl, 0, 0, cloud, ncloud, path, npath, &pre, 1, ser, nser, footer};
+    if (svi_plot_normal_plane(plotname, &spec) == 0) printf("  wrote %s\n", plotname);
+    else rc = 1;
+    free(cloud);
+    free(path);
+    free(traj);
+  }
+  free(V);
+  free(acc);
+  free(lcps);
+  svi_impact_destroy(s);
+  return rc < 0 ? 1 : 0;
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The whole test suite: install dependencies, then build and run CTest twice -- a release build
+# with warnings as errors, and an AddressSanitizer + UndefinedBehaviorSanitizer build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/deps.sh
+JOBS=$(nproc 2>/dev/null || echo 2)
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSVI_WERROR=ON > /dev/null
+cmake --build build -j "$JOBS"
+(cd build && ctest --output-on-failure -j "$JOBS")
+
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSVI_WERROR=ON -DSVI_SANITIZE=ON > /dev/null
+cmake --build build-asan -j "$JOBS"
+(cd build-asan && LSAN_OPTIONS="suppressions=$PWD/../tests/lsan.supp" \
+   ctest --output-on-failure -j "$JOBS")

@@ -1,0 +1,132 @@
+/* test_lcp.c -- Lemke and the enumerator on random problems of the impact shape. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "svi/svi_core.h"
+#include "svi_internal.h"
+#include "svi_test.h"
+#include "random_problem.h"
+
+/* Lemke on a P-matrix (unique solution) agrees with enumeration exactly */
+static void test_pmatrix(void) {
+  svi_lcp_work* w = svi_lcp_work_create(12);
+  int bad = 0, badres = 0;
+  for (int t = 0; t < 2000; t++) {
+    int n = 2 + t % 9;
+    double M[144], q[12], z[12], sols[12 * 8];
+    random_pd(n, M, (uint64_t)t);
+    for (int i = 0; i < n; i++) q[i] = 2 * rnd(t, 100 + i) - 1;
+    svi_lcp_info info;
+    int st = svi_lcp_lemke(w, n, M, q, NULL, NULL, z, &info);
+    if (st != SVI_OK || info.residual > 1e-9) badres++;
+    int cnt = 0;
+    svi_lcp_enumerate(n, M, q, 1e-10, sols, 8, &cnt);
+    double d = 0;
+    for (int i = 0; i < n; i++) d = fmax(d, fabs(sols[i] - z[i]));
+    if (cnt != 1 || d > 1e-8) bad++;
+  }
+  CHECK(badres == 0, "P-matrix LCPs: %d of 2000 Lemke solutions failed the 1e-9 residual", badres);
+  CHECK(bad == 0, "P-matrix LCPs: %d of 2000 disagree with enumeration", bad);
+  svi_lcp_work_destroy(w);
+}
+
+/* AP and Routh LCPs of random impact problems: residual <= 1e-9 (relative); on small ones the
+ * post-impact velocity is one the enumerator finds */
+static void test_impact_shape(void) {
+  int total = 0, badres = 0, notfound = 0, compared = 0;
+  for (int t = 0; t < 3000; t++) {
+    rp_problem p;
+    random_impact(&p, (uint64_t)t, t % 3 == 0);   /* every third one has redundant contacts */
+    svi_problem_def def = rp_def(&p);
+    svi_impact* s = svi_impact_create(def.nv, def.nc, def.nt);
+    if (svi_impact_setup(s, &def, NULL, 0) != SVI_OK) { svi_impact_destroy(s); continue; }
+    double v[RP_NV], lmax[RP_NC], lam[RP_NC * 5];
+    svi_lcp_info info;
+    int st = svi_law_simultaneous(s, NULL, v, &info);
+    total++;
+    if (st < 0 || info.residual > 1e-9) badres++;
+    for (int i = 0; i < def.nc; i++) lmax[i] = rnd(t, 300 + i) * svi_impact_reference_impulse(s) + 1e-3;
+    st = svi_routh_step(s, def.v, lmax, NULL, NULL, lam, v, &info);
+    total++;
+    if (st < 0 || info.residual > 1e-9) badres++;
+    /* compare the AP outcome with all solutions, for small LCPs */
+    if (s->n_ap <= 12) {
+      double all[64 * RP_NV], vap[RP_NV];
+      int cnt = 0;
+      svi_law_simultaneous(s, NULL, vap, NULL);
+      svi_law_simultaneous_all(s, all, 64, &cnt);
+      double best = INFINITY, scale = 1e-9 + fabs(s->vscale);
+      for (int k = 0; k < cnt && k < 64; k++) {
+        double d = 0;
+        for (int i = 0; i < def.nv; i++) d = fmax(d, fabs(all[k * def.nv + i] - vap[i]));
+        best = fmin(best, d);
+      }
+      compared++;
+      if (best > 1e-6 * scale) notfound++;
+    }
+    svi_impact_destroy(s);
+  }
+  CHECK(total >= 5000, "ran %d LCPs", total);
+  CHECK(badres == 0, "%d of %d impact-shaped LCP solutions failed the 1e-9 relative residual", badres, total);
+  CHECK(notfound == 0, "%d of %d AP outcomes are not among the enumerated solutions", notfound, compared);
+  CHECK(compared > 500, "compared %d with enumeration", compared);
+}
+
+/* degenerate problems: redundant rows, zero q entries, mu = 0 */
+static void test_degenerate(void) {
+  svi_lcp_work* w = svi_lcp_work_create(8);
+  /* duplicated constraint: M = [[1,1],[1,1]], q = [-1,-1] : z1 + z2 = 1 */
+  double M[4] = {1, 1, 1, 1}, q[2] = {-1, -1}, z[2];
+  svi_lcp_info info;
+  int st = svi_lcp_lemke(w, 2, M, q, NULL, NULL, z, &info);
+  CHECK(st >= 0 && fabs(z[0] + z[1] - 1) < 1e-12 && info.residual < 1e-12,
+        "singular M: st=%d z=(%g,%g)", st, z[0], z[1]);
+  /* q >= 0: trivial solution, no pivots */
+  double q2[2] = {0, 1};
+  st = svi_lcp_lemke(w, 2, M, q2, NULL, NULL, z, &info);
+  CHECK(st == SVI_OK && z[0] == 0 && z[1] == 0 && info.pivots == 0, "trivial solution");
+  /* no solution: M = [[-1]], q = [-1] (ray) */
+  double Mn[1] = {-1}, qn[1] = {-1};
+  st = svi_lcp_lemke(w, 1, Mn, qn, NULL, NULL, z, &info);
+  CHECK(st < 0 && z[0] == 0, "infeasible LCP reports failure (st=%d) and leaves z=0", st);
+  /* non-finite input */
+  double Mnan[1] = {NAN};
+  CHECK(svi_lcp_lemke(w, 1, Mnan, q, NULL, NULL, z, &info) == SVI_ERR_NONFINITE, "NaN in M");
+  CHECK(svi_lcp_lemke(w, 9, M, q, NULL, NULL, z, &info) == SVI_ERR_CAPACITY, "n > capacity");
+  double dneg[2] = {1, -1};
+  CHECK(svi_lcp_lemke(w, 2, M, q, dneg, NULL, z, &info) == SVI_ERR_ARG, "covering vector <= 0");
+  svi_lcp_work_destroy(w);
+}
+
+/* Sobol: each coordinate of the first 2^k points is stratified (one point per 2^-k cell) */
+static void test_sobol(void) {
+  static svi_sobol s;
+  CHECK(svi_sobol_init(&s, 100, 7) == SVI_OK, "sobol init");
+  int bad = 0;
+  for (int d = 0; d < 100; d++) {
+    int cnt[256] = {0};
+    for (int i = 0; i < 256; i++) {
+      double x = svi_sobol_point(&s, (uint64_t)i, d);
+      /* undo the digital shift's effect on the cell index: XOR permutes the cells */
+      unsigned c = ((unsigned)(x * 4294967296.0) ^ s.shift[d]) >> 24;
+      cnt[c]++;
+    }
+    for (int c = 0; c < 256; c++) if (cnt[c] != 1) { bad++; break; }
+  }
+  CHECK(bad == 0, "%d Sobol dimensions are not stratified", bad);
+  CHECK(svi_sobol_init(&s, SVI_SOBOL_MAXDIM + 1, 0) == SVI_ERR_ARG, "dimension cap");
+  double m = 0;
+  for (int i = 0; i < 100000; i++) m += svi_rng_uniform(3, 4, (uint64_t)i);
+  CHECK(fabs(m / 100000 - 0.5) < 0.005, "uniform mean %g", m / 100000);
+  CHECK(svi_rng_u64(1, 2, 3) == svi_rng_u64(1, 2, 3) && svi_rng_u64(1, 2, 3) != svi_rng_u64(2, 2, 3),
+        "counter RNG is a function of (seed, stream, index)");
+}
+
+int main(void) {
+  test_pmatrix();
+  test_impact_shape();
+  test_degenerate();
+  test_sobol();
+  return svi_test_finish();
+}

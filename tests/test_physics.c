@@ -1,0 +1,440 @@
+/* test_physics.c -- the paper's claims on its own examples and on random impact problems. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "svi/svi_core.h"
+#include "svi_internal.h"
+#include "svi_test.h"
+#include "random_problem.h"
+
+static svi_impact* make(const char* name, svi_example* ex) {
+  svi_example_get(name, ex);
+  svi_problem_def def = svi_example_problem(ex);
+  svi_impact* s = svi_impact_create(def.nv, def.nc, def.nt);
+  svi_impact_setup(s, &def, NULL, 0);
+  return s;
+}
+
+/* the paper's sampling configuration for an example, M samples */
+static svi_approx_config paper_config(const svi_example* ex, long long M) {
+  svi_approx_config c = svi_approx_default_config();
+  c.samples = M;
+  c.routh.step_abs = ex->h;
+  c.routh.max_steps = ex->N;
+  c.threads = 2;
+  return c;
+}
+
+static double vdist(int n, const double* a, const double* b) {
+  double d = 0;
+  for (int i = 0; i < n; i++) d += (a[i] - b[i]) * (a[i] - b[i]);
+  return sqrt(d);
+}
+
+/* distance from v to the nearest accepted sample */
+static double nearest(int nv, const double* V, const unsigned char* acc, long long M, const double* v) {
+  double best = INFINITY;
+  for (long long k = 0; k < M; k++) if (acc[k]) best = fmin(best, vdist(nv, V + k * nv, v));
+  return best;
+}
+
+typedef struct { double* V; unsigned char* acc; long long M; svi_approx_stats st; } set;
+
+static set approximate(const svi_example* ex, long long M, int threads, uint64_t seed) {
+  set r;
+  svi_problem_def def = svi_example_problem(ex);
+  svi_approx_config c = paper_config(ex, M);
+  c.threads = threads;
+  c.routh.seed = seed;
+  r.M = M;
+  r.V = malloc(sizeof(double) * (size_t)M * def.nv);
+  r.acc = malloc((size_t)M);
+  svi_approximate(&def, &c, r.V, r.acc, NULL, &r.st);
+  return r;
+}
+
+static void free_set(set* r) { free(r->V); free(r->acc); }
+
+/* Theorem 7, non-collision and finite output on every example's set */
+static void check_set_physics(const char* name, const set* r, svi_impact* s) {
+  int nv = s->nv;
+  long long bad_e = 0, bad_c = 0, bad_nan = 0;
+  double ke0 = svi_impact_kinetic_energy(s, s->v0), vn[8];
+  for (long long k = 0; k < r->M; k++) {
+    const double* v = r->V + k * nv;
+    for (int i = 0; i < nv; i++) if (!isfinite(v[i])) bad_nan++;
+    if (svi_impact_kinetic_energy(s, v) > ke0 * (1 + 1e-12)) bad_e++;
+    svi_impact_normal_velocity(s, v, vn);
+    if (r->acc[k]) for (int i = 0; i < s->nc; i++) if (vn[i] < -s->sep_tol) bad_c++;
+  }
+  CHECK(bad_nan == 0, "%s: %lld non-finite outputs", name, bad_nan);
+  CHECK(bad_e == 0, "%s: %lld samples gained kinetic energy (Theorem 7)", name, bad_e);
+  CHECK(bad_c == 0, "%s: %lld accepted samples still approaching", name, bad_c);
+  CHECK(r->st.accepted > r->M * 95 / 100, "%s: only %lld of %lld samples accepted", name, r->st.accepted, r->M);
+  CHECK(r->st.max_energy_ratio <= 1 + 1e-12, "%s: energy ratio %g", name, r->st.max_energy_ratio);
+}
+
+static int count_class(const set* r, svi_impact* s, const char* cls) {
+  char c[8];
+  int n = 0;
+  for (long long k = 0; k < r->M; k++) {
+    if (!r->acc[k]) continue;
+    svi_classify(s, r->V + k * s->nv, c);
+    n += !strcmp(c, cls);
+  }
+  return n;
+}
+
+static void test_rocking_block(void) {
+  svi_example ex;
+  svi_impact* s = make("rocking_block", &ex);
+  double v[3], vn[2];
+  svi_law_simultaneous(s, NULL, v, NULL);
+  char c[8];
+  svi_classify(s, v, c);
+  CHECK(!strcmp(c, "SS") && fabs(v[0]) + fabs(v[1]) + fabs(v[2]) < 1e-9,
+        "rocking block: Anitescu-Potra gives rest (got %s)", c);
+  int AB[2] = {0, 1}, BA[2] = {1, 0};
+  double vab[3], vba[3];
+  svi_law_sequential(s, AB, 100, vab, NULL);
+  svi_law_sequential(s, BA, 100, vba, NULL);
+  svi_classify(s, vab, c);
+  CHECK(!strcmp(c, "LS"), "rocking block: A then B pivots about B (got %s)", c);
+  svi_classify(s, vba, c);
+  CHECK(!strcmp(c, "SL"), "rocking block: B then A pivots about A (got %s)", c);
+
+  set r = approximate(&ex, 1 << 14, 2, 1);
+  check_set_physics("rocking block", &r, s);
+  double rest[3] = {0, 0, 0}, tol = 0.01 * 0.4429;
+  CHECK(nearest(3, r.V, r.acc, r.M, rest) < tol, "rocking block: set contains rest");
+  CHECK(nearest(3, r.V, r.acc, r.M, vab) < tol, "rocking block: set contains pivot about B");
+  CHECK(nearest(3, r.V, r.acc, r.M, vba) < tol, "rocking block: set contains pivot about A");
+  /* scaled-down pivots (Fig. 9): pivot about A with 10%..90% of the sequential lift speed */
+  svi_impact_normal_velocity(s, vba, vn);
+  double full = vn[1];
+  int scaled = 0;
+  for (long long k = 0; k < r.M; k++) {
+    if (!r.acc[k]) continue;
+    svi_impact_normal_velocity(s, r.V + 3 * k, vn);
+    svi_classify(s, r.V + 3 * k, c);
+    if (!strcmp(c, "SL") && vn[1] > 0.1 * full && vn[1] < 0.9 * full) scaled++;
+  }
+  CHECK(scaled > 100, "rocking block: %d scaled-down pivots", scaled);
+  /* no outcome beyond the sequential ones: the lift speed is bounded by the sequential pivot */
+  double maxlift = 0;
+  for (long long k = 0; k < r.M; k++) {
+    svi_impact_normal_velocity(s, r.V + 3 * k, vn);
+    maxlift = fmax(maxlift, fmax(vn[0], vn[1]));
+  }
+  CHECK(maxlift <= full * (1 + 1e-6), "rocking block: max lift %g <= sequential %g", maxlift, full);
+  free_set(&r);
+  svi_impact_destroy(s);
+}
+
+static void test_box_wall(void) {
+  svi_example ex;
+  svi_impact* s = make("box_wall", &ex);
+  double v[3], vseq[3];
+  char c[8];
+  svi_law_simultaneous(s, NULL, v, NULL);
+  svi_classify(s, v, c);
+  CHECK(!strcmp(c, "SS"), "box-wall: Anitescu-Potra gives rest (got %s)", c);
+  int BA[2] = {1, 0};
+  svi_law_sequential(s, BA, 100, vseq, NULL);
+  svi_classify(s, vseq, c);
+  CHECK(!strcmp(c, "DL"), "box-wall: sequential gives A sliding, B lifting (got %s)", c);
+  set r = approximate(&ex, 1 << 16, 2, 1);
+  check_set_physics("box-wall", &r, s);
+  CHECK(nearest(3, r.V, r.acc, r.M, v) < 0.01, "box-wall: set contains rest");
+  CHECK(nearest(3, r.V, r.acc, r.M, vseq) < 0.01, "box-wall: set contains the sequential outcome");
+  /* intermediates: A slides and B lifts slower than in the sequential outcome */
+  double vn[2], vns[2];
+  svi_impact_normal_velocity(s, vseq, vns);
+  int inter = 0;
+  for (long long k = 0; k < r.M; k++) {
+    if (!r.acc[k]) continue;
+    svi_impact_normal_velocity(s, r.V + 3 * k, vn);
+    svi_classify(s, r.V + 3 * k, c);
+    if (!strcmp(c, "DL") && vn[1] < 0.9 * vns[1] && vn[1] > 0.1 * vns[1]) inter++;
+  }
+  CHECK(inter > 100, "box-wall: %d intermediate outcomes", inter);
+  free_set(&r);
+  svi_impact_destroy(s);
+}
+
+static void test_compass_gait(void) {
+  svi_example ex;
+  svi_impact* s = make("compass_gait", &ex);
+  double ap[64 * 4];
+  int nap = 0;
+  svi_law_simultaneous_all(s, ap, 64, &nap);
+  CHECK(nap == 3, "compass gait: Anitescu-Potra has 3 distinct solutions (got %d)", nap);
+  char c[8];
+  int stick = 0, lift = 0, slide = 0;
+  for (int k = 0; k < nap; k++) {
+    svi_classify(s, ap + 4 * k, c);
+    stick += !strcmp(c, "SS");
+    lift += !strcmp(c, "SL");
+    slide += !strcmp(c, "SD");
+  }
+  CHECK(stick == 1 && lift == 1 && slide == 1, "compass gait: AP solutions: B sticks, lifts, slides");
+  int AB[2] = {0, 1};
+  double vseq[4];
+  svi_law_sequential(s, AB, 100, vseq, NULL);
+
+  set r = approximate(&ex, 1 << 16, 2, 1);
+  check_set_physics("compass gait", &r, s);
+  double scale = 0.489;
+  for (int k = 0; k < nap; k++) {
+    double d = nearest(4, r.V, r.acc, r.M, ap + 4 * k);
+    svi_classify(s, ap + 4 * k, c);
+    CHECK(d < 0.01 * scale, "compass gait: set covers AP solution %s (nearest %g)", c, d);
+  }
+  CHECK(nearest(4, r.V, r.acc, r.M, vseq) < 0.01 * scale, "compass gait: set covers the sequential outcome");
+  CHECK(count_class(&r, s, "LS") > 0, "compass gait: A lifts while B stays (oscillating impulses)");
+  free_set(&r);
+
+  /* the single-solution Lemke sampler misses the sliding branch: branch coverage is needed */
+  svi_problem_def def = svi_example_problem(&ex);
+  svi_approx_config cl = paper_config(&ex, 1 << 14);
+  cl.routh.branch = SVI_BRANCH_LEMKE;
+  set rl;
+  rl.M = cl.samples;
+  rl.V = malloc(sizeof(double) * (size_t)rl.M * 4);
+  rl.acc = malloc((size_t)rl.M);
+  svi_approximate(&def, &cl, rl.V, rl.acc, NULL, &rl.st);
+  CHECK(count_class(&rl, s, "SD") == 0,
+        "compass gait: plain Lemke never reaches B sliding (documents why enumeration is on)");
+  free_set(&rl);
+  svi_impact_destroy(s);
+}
+
+static void test_disk_stack(void) {
+  svi_example ex;
+  svi_impact* s = make("disk_stack", &ex);
+  double ap[64 * 9];
+  int nap = 0;
+  svi_law_simultaneous_all(s, ap, 64, &nap);
+  char c[8];
+  svi_classify(s, ap, c);
+  CHECK(nap == 1 && !strcmp(c, "SSSSS"), "disk stack: Anitescu-Potra predicts only rest (%d, %s)", nap, c);
+  set r = approximate(&ex, 1 << 13, 2, 1);
+  check_set_physics("disk stack", &r, s);
+  int broken = 0;
+  for (long long k = 0; k < r.M; k++) {
+    if (!r.acc[k]) continue;
+    svi_classify(s, r.V + 9 * k, c);
+    if (strchr(c, 'L')) broken++;
+  }
+  CHECK(broken > r.M / 10, "disk stack: %d outcomes where the stack breaks", broken);
+  free_set(&r);
+  svi_impact_destroy(s);
+}
+
+/* eq. (68): every impact of the Zeno block scales the angular velocity by 0.7 */
+static void test_zeno(void) {
+  svi_example ex;
+  svi_impact* s = make("zeno_block", &ex);
+  svi_routh_config c = svi_routh_default_config();
+  c.step_abs = ex.h;
+  c.max_steps = ex.N;
+  int bad = 0;
+  for (int k = 0; k < 2000; k++) {
+    double v[3];
+    svi_sample_info info;
+    svi_routh_sample(s, &c, NULL, (uint64_t)k, v, &info, NULL, 0, NULL);
+    if (fabs(v[2] / ex.v[2] - 0.7) > 1e-9) bad++;
+  }
+  CHECK(bad == 0, "zeno block: %d of 2000 samples do not scale omega by 0.7", bad);
+  double v[3];
+  svi_law_simultaneous(s, NULL, v, NULL);
+  CHECK(fabs(v[2] / ex.v[2] - 0.7) < 1e-9, "zeno block: simultaneous law also gives 0.7");
+  svi_impact_destroy(s);
+}
+
+/* Theorem 7 and termination on 10^4 random impact problems, every branch rule */
+static void test_random_problems(void) {
+  long long gain = 0, colliding = 0, unflagged = 0, nan = 0, samples = 0;
+  for (int t = 0; t < 10000; t++) {
+    rp_problem p;
+    random_impact(&p, (uint64_t)t + 77777, t % 5 == 0);
+    svi_problem_def def = rp_def(&p);
+    svi_impact* s = svi_impact_create(def.nv, def.nc, def.nt);
+    if (svi_impact_setup(s, &def, NULL, 0) != SVI_OK) { svi_impact_destroy(s); continue; }
+    svi_routh_config c = svi_routh_default_config();
+    c.branch = (svi_branch)(t % 4);
+    c.seed = (uint64_t)t;
+    for (int k = 0; k < 3; k++) {
+      double v[RP_NV], vn[RP_NC];
+      svi_sample_info info;
+      svi_routh_sample(s, &c, NULL, (uint64_t)k, v, &info, NULL, 0, NULL);
+      samples++;
+      for (int i = 0; i < def.nv; i++) if (!isfinite(v[i])) nan++;
+      if (info.ke_after > info.ke_before * (1 + 1e-10) + 1e-14) gain++;
+      svi_impact_normal_velocity(s, v, vn);
+      int coll = 0;
+      for (int i = 0; i < def.nc; i++) if (vn[i] < -s->sep_tol * 10) coll = 1;
+      colliding += coll;
+      if (coll && info.finish != SVI_FINISH_FAIL) unflagged++;
+    }
+    svi_impact_destroy(s);
+  }
+  CHECK(samples >= 30000, "%lld samples", samples);
+  CHECK(nan == 0, "random problems: %lld non-finite velocities", nan);
+  CHECK(gain == 0, "random problems: %lld samples gained energy (Theorem 7)", gain);
+  CHECK(unflagged == 0, "random problems: %lld colliding samples not flagged (of %lld colliding)", unflagged, colliding);
+}
+
+/* Lemma 8: zero budget or a non-colliding velocity gives no impulse */
+static void test_lemma8(void) {
+  int bad = 0;
+  for (int t = 0; t < 2000; t++) {
+    rp_problem p;
+    random_impact(&p, (uint64_t)t + 999, 0);
+    svi_problem_def def = rp_def(&p);
+    svi_impact* s = svi_impact_create(def.nv, def.nc, def.nt);
+    if (svi_impact_setup(s, &def, NULL, 0) != SVI_OK) { svi_impact_destroy(s); continue; }
+    double lmax[RP_NC] = {0}, lam[RP_NC * 5], v[RP_NV];
+    svi_routh_step(s, def.v, lmax, NULL, NULL, lam, v, NULL);
+    if (vdist(def.nv, v, def.v) > 1e-12) bad++;
+    svi_impact_destroy(s);
+  }
+  CHECK(bad == 0, "Lemma 8: %d steps with l_max = 0 changed the velocity", bad);
+  /* a velocity that is already non-colliding: Algorithm 1 returns it untouched, no LCP */
+  svi_example ex;
+  svi_example_get("rocking_block", &ex);
+  ex.v[1] = +0.3;
+  svi_problem_def def = svi_example_problem(&ex);
+  svi_impact* s = svi_impact_create(3, 2, 1);
+  svi_impact_setup(s, &def, NULL, 0);
+  svi_routh_config c = svi_routh_default_config();
+  double v[3];
+  svi_sample_info info;
+  svi_routh_sample(s, &c, NULL, 0, v, &info, NULL, 0, NULL);
+  CHECK(info.lcps == 0 && !memcmp(v, ex.v, sizeof(v)), "Lemma 8: separating velocity is kept");
+  svi_impact_destroy(s);
+}
+
+/* the mode enumeration finds exactly the distinct outcomes of the full enumeration */
+static void test_modes_vs_enumeration(void) {
+  int mismatch = 0, compared = 0, multi = 0;
+  for (int t = 0; t < 600; t++) {
+    rp_problem p;
+    random_impact(&p, (uint64_t)t + 4242, 0);
+    p.nt = 1;
+    if (p.nc > 2) p.nc = 2;
+    svi_problem_def def = rp_def(&p);
+    svi_impact* s = svi_impact_create(def.nv, def.nc, 1);
+    if (svi_impact_setup(s, &def, NULL, 0) != SVI_OK) { svi_impact_destroy(s); continue; }
+    int nc = s->nc, nb = s->nb, nr = s->n_routh;
+    double q[16], lmax[2];
+    for (int i = 0; i < nc; i++) lmax[i] = (0.2 + rnd(t, 70 + i)) * svi_impact_reference_impulse(s);
+    memcpy(q, lmax, sizeof(double) * nc);
+    memcpy(q + nc, s->u0, sizeof(double) * nb);
+    memset(q + nc + nb, 0, sizeof(double) * nc);
+    /* full enumeration, outcomes as reduced contact velocities */
+    static double sols[64 * 16];
+    int cnt = 0;
+    svi_lcp_enumerate(nr, s->A_routh, q, 1e-10, sols, 64, &cnt);
+    double full[64][4];
+    int nfull = 0;
+    for (int k = 0; k < cnt && k < 64; k++) {
+      double du[4] = {0};
+      for (int i = 0; i < nc; i++)
+        for (int j = 0; j < nb; j++) {
+          du[2 * i] += s->W[i * nb + j] * sols[k * nr + nc + j];
+          du[2 * i + 1] += s->W[(nc + 2 * i) * nb + j] * sols[k * nr + nc + j];
+        }
+      int dup = 0;
+      for (int m = 0; m < nfull && !dup; m++) {
+        double d = 0;
+        for (int i = 0; i < 2 * nc; i++) d = fmax(d, fabs(full[m][i] - du[i]));
+        dup = d < 1e-7 * s->vscale;
+      }
+      if (!dup) { memcpy(full[nfull], du, sizeof(du)); nfull++; }
+    }
+    int nm = svi_modes_enumerate(s, s->u0, lmax);
+    compared++;
+    multi += nm > 1;
+    if (nm != nfull) mismatch++;
+    svi_impact_destroy(s);
+  }
+  CHECK(compared > 500, "modes: compared %d problems", compared);
+  CHECK(mismatch == 0, "modes: %d of %d problems have a different number of distinct outcomes", mismatch, compared);
+  CHECK(multi > 0, "modes: %d problems with several outcomes were exercised", multi);
+}
+
+static void test_determinism(void) {
+  svi_example ex;
+  svi_example_get("box_wall", &ex);
+  set a = approximate(&ex, 5000, 1, 9), b = approximate(&ex, 5000, 2, 9), c = approximate(&ex, 5000, 2, 9);
+  set d = approximate(&ex, 5000, 2, 10);
+  CHECK(!memcmp(a.V, b.V, sizeof(double) * 5000 * 3) && !memcmp(a.acc, b.acc, 5000),
+        "1 and 2 threads give bit-identical sets");
+  CHECK(!memcmp(b.V, c.V, sizeof(double) * 5000 * 3), "same seed, bit-identical set");
+  CHECK(memcmp(b.V, d.V, sizeof(double) * 5000 * 3) != 0, "another seed, another set");
+  free_set(&a); free_set(&b); free_set(&c); free_set(&d);
+  svi_impact* s = svi_impact_create(3, 2, 1);
+  svi_problem_def def = svi_example_problem(&ex);
+  svi_impact_setup(s, &def, NULL, 0);
+  svi_routh_config cf = svi_routh_default_config();
+  cf.branch = SVI_BRANCH_RANDOM;
+  double v1[3], v2[3];
+  svi_routh_sample(s, &cf, NULL, 17, v1, NULL, NULL, 0, NULL);
+  svi_routh_sample(s, &cf, NULL, 3, v2, NULL, NULL, 0, NULL);
+  svi_routh_sample(s, &cf, NULL, 17, v2, NULL, NULL, 0, NULL);
+  CHECK(!memcmp(v1, v2, sizeof(v1)), "a sample depends only on (seed, index)");
+  svi_impact_destroy(s);
+}
+
+static void test_bad_input(void) {
+  svi_example ex;
+  svi_example_get("rocking_block", &ex);
+  svi_impact* s = svi_impact_create(3, 2, 1);
+  char err[256];
+  svi_problem_def def = svi_example_problem(&ex);
+  ex.M[0] = NAN;
+  CHECK(svi_impact_setup(s, &def, err, sizeof(err)) == SVI_ERR_NONFINITE && strstr(err, "NaN"), "NaN: %s", err);
+  svi_example_get("rocking_block", &ex);
+  ex.M[0] = -1;
+  CHECK(svi_impact_setup(s, &def, err, sizeof(err)) == SVI_ERR_NOT_SPD, "non-SPD: %s", err);
+  svi_example_get("rocking_block", &ex);
+  ex.M[1] = 0.5;
+  CHECK(svi_impact_setup(s, &def, err, sizeof(err)) == SVI_ERR_NOT_SPD && strstr(err, "symmetric"), "asymmetric: %s", err);
+  svi_example_get("rocking_block", &ex);
+  ex.mu[1] = -0.1;
+  CHECK(svi_impact_setup(s, &def, err, sizeof(err)) == SVI_ERR_NEG_MU && strstr(err, "mu[1]"), "mu < 0: %s", err);
+  svi_example_get("rocking_block", &ex);
+  svi_problem_def big = def;
+  big.nc = 3;
+  CHECK(svi_impact_setup(s, &big, err, sizeof(err)) == SVI_ERR_CAPACITY, "capacity: %s", err);
+  big = def;
+  big.nt = 0;
+  CHECK(svi_impact_setup(s, &big, err, sizeof(err)) == SVI_ERR_ARG, "nt = 0: %s", err);
+  big = def;
+  big.Jn = NULL;
+  CHECK(svi_impact_setup(s, &big, err, sizeof(err)) == SVI_ERR_ARG, "NULL Jn: %s", err);
+  CHECK(svi_impact_setup(NULL, &def, err, sizeof(err)) == SVI_ERR_ARG, "NULL workspace");
+  CHECK(svi_impact_create(0, 1, 1) == NULL && svi_impact_create(3, 2, 3) == NULL, "bad capacities");
+  svi_approx_config c = svi_approx_default_config();
+  c.samples = 0;
+  double v[3];
+  CHECK(svi_approximate(&def, &c, v, NULL, NULL, NULL) == SVI_ERR_ARG, "zero samples");
+  CHECK(svi_impact_setup(s, &def, err, sizeof(err)) == SVI_OK, "valid problem after errors");
+  svi_impact_destroy(s);
+}
+
+int main(void) {
+  test_rocking_block();
+  test_box_wall();
+  test_compass_gait();
+  test_disk_stack();
+  test_zeno();
+  test_random_problems();
+  test_lemma8();
+  test_modes_vs_enumeration();
+  test_determinism();
+  test_bad_input();
+  return svi_test_finish();
+}
