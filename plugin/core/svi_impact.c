@@ -56,7 +56,8 @@ static size_t carve(svi_impact* s, double* block) {
     {&s->mu, s->nc_max}, {&s->v0, nv}, {&s->u0, nb}, {&s->A_ap, nr * nr},
     {&s->A_routh, nr * nr}, {&s->q, nr}, {&s->z, nr}, {&s->d, nr}, {&s->lam, nb},
     {&s->Lam, nb}, {&s->u, nb}, {&s->v, nv}, {&s->A_one, nr * nr}, {&s->lmax, s->nc_max}, {&s->vn, nb},
-    {&s->sols, SVI_ENUM_MAX_SOLS * nr}, {&s->dv, SVI_ENUM_MAX_SOLS * nv}, {&s->sign, nr}, {&s->seen, SVI_ENUM_MAX_SOLS * 2 * s->nc_max}};
+    {&s->sols, SVI_ENUM_MAX_SOLS * nr}, {&s->dv, SVI_ENUM_MAX_SOLS * nv}, {&s->sign, nr}, {&s->seen, SVI_ENUM_MAX_SOLS * 2 * s->nc_max},
+    {&s->Wr, 4 * s->nc_max * s->nc_max}};
   size_t used = 0;
   for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
     if (block) *parts[i].p = block + used;
@@ -82,7 +83,13 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
   }
   carve(s, block);
   s->order = malloc(sizeof(int) * (size_t)(nc_max * (3 + 2 * nt_max)));
-  if (!s->order) {
+  /* precomputed mode maps for planar problems of up to 3 contacts: 343 x 2 x 6 x 9 doubles */
+  int pc = nc_max < 3 ? nc_max : 3, np = 1;
+  for (int i = 0; i < pc; i++) np *= 7;
+  s->pattern_cap = np;
+  s->pattern_map = malloc(sizeof(double) * (size_t)np * 2 * (2 * pc) * (3 * pc));
+  s->pattern_ok = malloc((size_t)np);
+  if (!s->order || !s->pattern_map || !s->pattern_ok) {
     svi_impact_destroy(s);
     return NULL;
   }
@@ -93,6 +100,8 @@ void svi_impact_destroy(svi_impact* s) {
   if (!s) return;
   free(s->M);   /* M is the start of the block */
   free(s->order);
+  free(s->pattern_map);
+  free(s->pattern_ok);
   svi_lcp_work_destroy(s->lcp);
   free(s);
 }
@@ -251,6 +260,7 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
    * pre-impact contact speeds so that the test is unit-free */
   s->sep_tol = 1e-8 * fmax(s->vscale, 1e-6);
 
+  svi_modes_setup(s);
   int na = s->n_ap, nr = s->n_routh;
   memset(s->A_ap, 0, sizeof(double) * na * na);
   build_ap_block(s, s->A_ap, na, 0);

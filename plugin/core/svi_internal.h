@@ -33,6 +33,11 @@ struct svi_impact {
   double* sign;   /* n_routh: lexicographic perturbation signs */
   int*    order;  /* n_routh: lexicographic perturbation order */
   double* seen;   /* SVI_ENUM_MAX_SOLS x 2 nc: outcomes kept by the mode enumeration */
+  double* Wr;     /* (2 nc)^2 reduced Delassus matrix for the mode enumeration (nt = 1) */
+  int     pattern_cap;     /* patterns with a precomputed linear map (7^min(nc_max, 3)) */
+  int     n_patterns;      /* = 7^nc when the maps of the current problem are valid, else 0 */
+  double* pattern_map;     /* per pattern: X (2nc x 3nc) then U (2nc x 3nc) */
+  unsigned char* pattern_ok;
 };
 
 /* y = A x, A r x c row-major */
@@ -48,6 +53,7 @@ int svi_routh_run(svi_impact* s, const svi_routh_config* cfg, const svi_sobol* s
 
 /* planar contact-mode enumeration of one Routh step (svi_modes.c) */
 int svi_modes_supported(const svi_impact* s);
+void svi_modes_setup(svi_impact* s);
 int svi_modes_enumerate(svi_impact* s, const double* u, const double* lmax);
 
 #endif
