@@ -1,0 +1,209 @@
+/* svi_bench.c -- the benchmark tables of docs/benchmarks.md.
+ *
+ *   svi-bench [--quick] [--markdown]
+ *
+ * 1. Per reference problem: LCPs per sample, us per sample (median and mean over individually
+ *    timed samples, one thread), us per LCP, next to the paper's Table 3.
+ * 2. Algorithm 2 wall time at 2^14, 2^17, 2^20 samples on 1 and 2 threads.
+ * 3. Our Lemke against Siconos numerics' lexicographic Lemke on the same Routh step LCPs.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "svi/svi_core.h"
+#include "svi_internal.h"
+#ifdef SVI_HAVE_SICONOS
+#include "siconos_oracle.h"
+#endif
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+/* paper's Table 3: LCPs/sample, s/sample (MATLAB + PATH, 2.4 GHz Core i5) */
+typedef struct { const char* name; double lcps, sec; } paper_row;
+static const paper_row paper[] = {
+  {"rocking_block", 2.67, 2.1e-3}, {"compass_gait", 2.27, 1.9e-3}, {"box_wall", 1.97, 1.6e-3},
+  {"ramone", 3.20, 2.2e-3}, {"disk_stack", 9.04, 1.1e-2}};
+
+static const paper_row* paper_of(const char* name) {
+  for (size_t i = 0; i < sizeof(paper) / sizeof(paper[0]); i++)
+    if (!strcmp(paper[i].name, name)) return &paper[i];
+  return NULL;
+}
+
+static const char* branch_name(svi_branch b) {
+  return b == SVI_BRANCH_AUTO ? "auto" : b == SVI_BRANCH_LEMKE ? "lemke" : b == SVI_BRANCH_RANDOM ? "random" : "enumerate";
+}
+
+static void table_per_sample(int K) {
+  printf("\n## 1. Per sample (Algorithm 1, one thread, paper's h and N, %d samples each)\n\n", K);
+  printf("| problem | branch | LCPs/sample | us/sample median | us/sample mean | us/LCP | paper LCPs/sample | paper us/sample | speed-up (median) |\n");
+  printf("|---|---|---|---|---|---|---|---|---|\n");
+  double* t = malloc(sizeof(double) * (size_t)K);
+  svi_branch branches[2] = {SVI_BRANCH_AUTO, SVI_BRANCH_LEMKE};
+  for (int e = 0; e < svi_example_count(); e++) {
+    svi_example ex;
+    svi_example_get(svi_example_name(e), &ex);
+    const paper_row* pr = paper_of(ex.name);
+    if (!pr) continue;
+    svi_problem_def def = svi_example_problem(&ex);
+    svi_impact* s = svi_impact_create(def.nv, def.nc, def.nt);
+    svi_impact_setup(s, &def, NULL, 0);
+    for (int b = 0; b < 2; b++) {
+      svi_routh_config c = svi_routh_default_config();
+      c.step_abs = ex.h;
+      c.max_steps = ex.N;
+      c.branch = branches[b];
+      long long lcps = 0;
+      double v[SVI_EX_MAX_NV], total = 0;
+      for (int k = 0; k < 1000; k++) svi_routh_sample(s, &c, NULL, (uint64_t)k, v, NULL, NULL, 0, NULL);
+      for (int k = 0; k < K; k++) {
+        svi_sample_info info;
+        double t0 = now();
+        svi_routh_sample(s, &c, NULL, (uint64_t)k, v, &info, NULL, 0, NULL);
+        t[k] = now() - t0;
+        total += t[k];
+        lcps += info.lcps;
+      }
+      qsort(t, (size_t)K, sizeof(double), cmp_double);
+      double med = t[K / 2] * 1e6, mean = total / K * 1e6, lps = (double)lcps / K;
+      printf("| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %.0fx |\n", ex.name,
+             branch_name(branches[b]), lps, med, mean, mean / lps, pr->lcps, pr->sec * 1e6,
+             pr->sec * 1e6 / med);
+    }
+    svi_impact_destroy(s);
+  }
+  free(t);
+}
+
+static void table_alg2(int maxlog) {
+  printf("\n## 2. Algorithm 2 wall time (Sobol budgets, paper's h and N, branch auto)\n\n");
+  printf("| problem | samples | 1 thread (s) | 2 threads (s) | speed-up | accepted | identical |\n");
+  printf("|---|---|---|---|---|---|---|\n");
+  for (int e = 0; e < svi_example_count(); e++) {
+    svi_example ex;
+    svi_example_get(svi_example_name(e), &ex);
+    if (!paper_of(ex.name)) continue;
+    svi_problem_def def = svi_example_problem(&ex);
+    for (int lg = 14; lg <= maxlog; lg += 3) {
+      long long M = 1LL << lg;
+      double* V1 = malloc(sizeof(double) * (size_t)M * def.nv);
+      double* V2 = malloc(sizeof(double) * (size_t)M * def.nv);
+      svi_approx_config c = svi_approx_default_config();
+      c.samples = M;
+      c.routh.step_abs = ex.h;
+      c.routh.max_steps = ex.N;
+      svi_approx_stats s1, s2;
+      c.threads = 1;
+      svi_approximate(&def, &c, V1, NULL, NULL, &s1);
+      c.threads = 2;
+      svi_approximate(&def, &c, V2, NULL, NULL, &s2);
+      int same = !memcmp(V1, V2, sizeof(double) * (size_t)M * def.nv);
+      printf("| %s | 2^%d | %.3f | %.3f | %.2fx | %.2f%% | %s |\n", ex.name, lg, s1.wall_seconds,
+             s2.wall_seconds, s1.wall_seconds / s2.wall_seconds, 100.0 * s2.accepted / M,
+             same ? "yes" : "NO");
+      free(V1);
+      free(V2);
+    }
+  }
+}
+
+#ifdef SVI_HAVE_SICONOS
+/* The Routh step LCPs met by Algorithm 1 on each problem, solved by both solvers. */
+static void table_siconos(int K) {
+  printf("\n## 3. Our Lemke vs Siconos' lexicographic Lemke on the same Routh step LCPs\n\n");
+  printf("| problem | LCP size | LCPs | ours us/LCP | Siconos us/LCP | ours valid | Siconos valid | same outcome | ours faster by |\n");
+  printf("|---|---|---|---|---|---|---|---|---|\n");
+  for (int e = 0; e < svi_example_count(); e++) {
+    svi_example ex;
+    svi_example_get(svi_example_name(e), &ex);
+    if (!paper_of(ex.name)) continue;
+    svi_problem_def def = svi_example_problem(&ex);
+    svi_impact* s = svi_impact_create(def.nv, def.nc, def.nt);
+    svi_impact_setup(s, &def, NULL, 0);
+    int n = s->n_routh, nc = s->nc, nb = s->nb;
+    /* collect the q vectors of the first K samples' steps */
+    int cap = K * 12, nq = 0;
+    double* Q = malloc(sizeof(double) * (size_t)cap * n);
+    svi_routh_config c = svi_routh_default_config();
+    c.step_abs = ex.h;
+    c.max_steps = ex.N;
+    c.branch = SVI_BRANCH_LEMKE;
+    for (int k = 0; k < K && nq < cap; k++) {
+      double traj[16 * SVI_EX_MAX_NV], v[SVI_EX_MAX_NV];
+      int tl = 0;
+      svi_routh_sample(s, &c, NULL, (uint64_t)k, v, NULL, traj, 16, &tl);
+      for (int t = 0; t + 1 < tl && nq < cap; t++) {
+        double* q = Q + (size_t)nq * n;
+        for (int i = 0; i < nc; i++) q[i] = ex.h * svi_rng_uniform(c.seed, 1, ((uint64_t)k * ex.N + t) * nc + i);
+        svi_matvec(nb, def.nv, s->Jbar, traj + t * def.nv, q + nc);
+        memset(q + nc + nb, 0, sizeof(double) * nc);
+        nq++;
+      }
+    }
+    svi_lcp_work* w = svi_lcp_work_create(n);
+    svi_siconos* so = svi_siconos_create(n);
+    double* Z1 = malloc(sizeof(double) * (size_t)nq * n);
+    double* Z2 = malloc(sizeof(double) * (size_t)nq * n);
+    int reps = 20;
+    double t0 = now();
+    for (int r = 0; r < reps; r++)
+      for (int i = 0; i < nq; i++) svi_lcp_lemke(w, n, s->A_routh, Q + (size_t)i * n, NULL, NULL, Z1 + (size_t)i * n, NULL);
+    double t1 = now();
+    svi_siconos_set_check(so, 0);
+    for (int r = 0; r < reps; r++)
+      for (int i = 0; i < nq; i++) svi_siconos_lemke(so, n, s->A_routh, Q + (size_t)i * n, Z2 + (size_t)i * n, NULL);
+    double t2 = now();
+    int ok1 = 0, ok2 = 0, same = 0;
+    for (int i = 0; i < nq; i++) {
+      const double* q = Q + (size_t)i * n;
+      int a = svi_lcp_residual(n, s->A_routh, q, Z1 + (size_t)i * n) <= 1e-9;
+      int b = svi_lcp_residual(n, s->A_routh, q, Z2 + (size_t)i * n) <= 1e-9;
+      ok1 += a;
+      ok2 += b;
+      double d = 0;
+      for (int r = 0; r < nb; r++) {
+        double x = 0, y = 0;
+        for (int j = 0; j < nb; j++) {
+          x += s->W[r * nb + j] * Z1[(size_t)i * n + nc + j];
+          y += s->W[r * nb + j] * Z2[(size_t)i * n + nc + j];
+        }
+        d = fmax(d, fabs(x - y));
+      }
+      same += a && b && d < 1e-7 * s->vscale;
+    }
+    double us1 = (t1 - t0) / (reps * (double)nq) * 1e6, us2 = (t2 - t1) / (reps * (double)nq) * 1e6;
+    printf("| %s | %d | %d | %.2f | %.2f | %d/%d | %d/%d | %d | %.2fx |\n", ex.name, n, nq, us1, us2,
+           ok1, nq, ok2, nq, same, us2 / us1);
+    free(Q); free(Z1); free(Z2);
+    svi_lcp_work_destroy(w);
+    svi_siconos_destroy(so);
+    svi_impact_destroy(s);
+  }
+}
+#endif
+
+int main(int argc, char** argv) {
+  int quick = argc > 1 && !strcmp(argv[1], "--quick");
+  printf("# svi benchmarks (svi %s)\n", SVI_VERSION_STRING);
+  table_per_sample(quick ? 5000 : 100000);
+  table_alg2(quick ? 17 : 20);
+#ifdef SVI_HAVE_SICONOS
+  table_siconos(quick ? 500 : 4000);
+#else
+  printf("\n(Siconos numerics not found: table 3 skipped)\n");
+#endif
+  return 0;
+}
