@@ -256,6 +256,10 @@ int svi_law_simultaneous_all(svi_impact* s, double* v_out, int max_out, int* cou
 int svi_law_sequential(svi_impact* s, const int* order, int max_rounds, double* v_out,
                        int* rounds);
 
+/* The total contact impulse lambda_bar = [lambda_n; lambda_D] (nc (1 + nd) values, N s) of the
+ * last svi_routh_sample, svi_law_simultaneous or svi_law_sequential call on s. */
+void svi_impact_last_impulse(const svi_impact* s, double* lambda);
+
 /* ---------------------------------------------------------------------------------------------
  * Outcome classes: per contact one letter, 'L' lift-off (J_n v > tol), 'S' stick (|J_t v| <=
  * tol), 'D' slide; e.g. "SL" = contact 0 sticks, contact 1 lifts: pivot about contact 0.

@@ -311,3 +311,7 @@ void svi_classify(const svi_impact* s, const double* v, char* buf) {
   }
   buf[s->nc] = 0;
 }
+
+void svi_impact_last_impulse(const svi_impact* s, double* lambda) {
+  memcpy(lambda, s->Lam, sizeof(double) * s->nb);
+}

@@ -13,7 +13,11 @@ int svi_law_simultaneous(svi_impact* s, const svi_lcp_options* opt, double* v_ou
   memset(s->q + nb, 0, sizeof(double) * s->nc);
   int st = svi_lcp_lemke(s->lcp, s->n_ap, s->A_ap, s->q, NULL, opt, s->z, info);
   memcpy(v_out, s->v0, sizeof(double) * s->nv);
-  if (st >= 0) svi_matvec_add(s->nv, nb, s->G, s->z, v_out);
+  memset(s->Lam, 0, sizeof(double) * nb);
+  if (st >= 0) {
+    memcpy(s->Lam, s->z, sizeof(double) * nb);
+    svi_matvec_add(s->nv, nb, s->G, s->z, v_out);
+  }
   return st;
 }
 

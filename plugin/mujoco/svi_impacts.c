@@ -1,0 +1,308 @@
+/* svi_impacts.c -- impact events among MuJoCo's contacts, and their resolution.
+ *
+ * Distances are measured to MuJoCo's constraint surface, g = dist - includemargin (geom gap =
+ * margin makes MuJoCo report contacts early without acting on them).
+ * Impact event: a contact crosses the surface (g <= 0) while approaching faster than the impact
+ * speed -- the moment MuJoCo's own soft contact would start to act.  Resolving it there hands the
+ * contact to MuJoCo's solver as a resting contact in the same step, with no free fall in between.
+ * Contacts in the event: every contact with g <= svi.band (touching or resting, approaching or
+ * not: impulses pass through resting contacts, as in Newton's cradle), and every contact that
+ * closes within the simultaneity window, g <= -J_n v * svi.window.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "svi/svi_mujoco.h"
+#include "svi_mujoco_internal.h"
+
+/* Velocity of the point p fixed to body b: cvel is the spatial velocity [rot; lin] at the
+ * subtree centre of mass of b's root (as mj_objectVelocity reads it). */
+static void point_velocity(const mjModel* m, const mjData* d, int b, const mjtNum* p, mjtNum* v) {
+  const mjtNum* cv = d->cvel + 6 * b;
+  const mjtNum* c = d->subtree_com + 3 * m->body_rootid[b];
+  mjtNum r[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
+  v[0] = cv[3] + cv[1] * r[2] - cv[2] * r[1];
+  v[1] = cv[4] + cv[2] * r[0] - cv[0] * r[2];
+  v[2] = cv[5] + cv[0] * r[1] - cv[1] * r[0];
+}
+
+static mjtNum normal_velocity(const mjModel* m, const mjData* d, const mjContact* c) {
+  mjtNum v1[3], v2[3];
+  point_velocity(m, d, m->geom_bodyid[c->geom1], c->pos, v1);
+  point_velocity(m, d, m->geom_bodyid[c->geom2], c->pos, v2);
+  return c->frame[0] * (v2[0] - v1[0]) + c->frame[1] * (v2[1] - v1[1]) + c->frame[2] * (v2[2] - v1[2]);
+}
+
+/* An approach slower than what gravity adds in two steps is resting contact, whatever the
+ * configured impact speed: otherwise a body at rest would "impact" every step. */
+static double effective_impact_speed(const svi_instance* in, const mjModel* m) {
+  double g = sqrt(m->opt.gravity[0] * m->opt.gravity[0] + m->opt.gravity[1] * m->opt.gravity[1] +
+                  m->opt.gravity[2] * m->opt.gravity[2]);
+  double rest = 2 * g * m->opt.timestep;
+  return in->cfg.impact_speed > rest ? in->cfg.impact_speed : rest;
+}
+
+/* Collect the active contacts into in->cidx / in->vn; returns their number, or -1 if there is no
+ * impact event this step. */
+static int detect(svi_instance* in, const mjModel* m, const mjData* d, int* napproach) {
+  double vimp = effective_impact_speed(in, m), band = in->cfg.band, win = in->cfg.window;
+  int n = 0, trigger = 0, overflow = 0;
+  *napproach = 0;
+  for (int i = 0; i < d->ncon; i++) {
+    const mjContact* c = d->contact + i;
+    if (c->exclude > 1) continue;   /* 1 = "in gap": reported early, exactly what we want */
+    mjtNum gap = c->dist - c->includemargin;
+    mjtNum vn = normal_velocity(m, d, c);
+    int touching = gap <= band;
+    if (!touching && !(vn < 0 && gap <= -vn * win)) continue;
+    if (gap <= 0 && vn < -vimp) trigger = 1;
+    if (vn < -vimp) (*napproach)++;
+    if (n == in->nc_max) { overflow = 1; continue; }
+    in->cidx[n] = i;
+    in->vn[n] = vn;
+    n++;
+  }
+  if (!trigger) return -1;
+  if (overflow) {
+    if (!in->warned_overflow) {
+      fprintf(stderr, "svi: an impact event has more than svi.max_contacts = %d contacts; "
+                      "it is left to MuJoCo's solver (raise svi.max_contacts)\n", in->nc_max);
+      in->warned_overflow = 1;
+    }
+    in->counters.fallbacks++;
+    return -1;
+  }
+  return n;
+}
+
+/* Rows J_n, J_t of the active contacts in MuJoCo's contact frame (normal from geom1 to geom2),
+ * as mj_instantiateContact forms them: frame * (jac(b2, p) - jac(b1, p)).  Returns nt: 1 when
+ * every contact's tangential motion is planar (one tangent row carries it), else 2. */
+static int build_rows(svi_instance* in, const mjModel* m, mjData* d, int nc) {
+  int nv = m->nv, planar = 1;
+  for (int k = 0; k < nc; k++) {
+    const mjContact* c = d->contact + in->cidx[k];
+    mj_jac(m, d, in->J1, NULL, c->pos, m->geom_bodyid[c->geom1]);
+    mj_jac(m, d, in->J2, NULL, c->pos, m->geom_bodyid[c->geom2]);
+    for (int j = 0; j < 3 * nv; j++) in->J2[j] -= in->J1[j];
+    double* jn = in->Jn + (size_t)k * nv;
+    double* t1 = in->Jt + (size_t)(2 * k) * nv;
+    double* t2 = t1 + nv;
+    for (int j = 0; j < nv; j++) {
+      const mjtNum* col = in->J2 + j;   /* rows x, y, z of column j: stride nv */
+      jn[j] = c->frame[0] * col[0] + c->frame[1] * col[nv] + c->frame[2] * col[2 * nv];
+      t1[j] = c->frame[3] * col[0] + c->frame[4] * col[nv] + c->frame[5] * col[2 * nv];
+      t2[j] = c->frame[6] * col[0] + c->frame[7] * col[nv] + c->frame[8] * col[2 * nv];
+    }
+    in->mu[k] = c->dim > 1 ? c->friction[0] : 0;
+    /* tangential motion of contact k spans rank([t1; t2]) dimensions: eigen-decompose the 2x2 Gram */
+    double a = 0, b = 0, e = 0;
+    for (int j = 0; j < nv; j++) { a += t1[j] * t1[j]; b += t1[j] * t2[j]; e += t2[j] * t2[j]; }
+    double tr = a + e, det = a * e - b * b, disc = sqrt(fmax(0.25 * tr * tr - det, 0));
+    double lmax = 0.5 * tr + disc, lmin = 0.5 * tr - disc;
+    double* dir = in->tdir + 2 * k;
+    if (lmax <= 1e-24 || lmin <= 1e-10 * lmax) {
+      /* eigenvector of lmax: (b, lmax - a) or (lmax - e, b) */
+      double x = b, y = lmax - a;
+      if (fabs(x) + fabs(y) < 1e-300) { x = lmax - e; y = b; }
+      double nrm = sqrt(x * x + y * y);
+      if (nrm < 1e-300) { x = 1; y = 0; nrm = 1; }
+      dir[0] = x / nrm;
+      dir[1] = y / nrm;
+    } else {
+      planar = 0;
+      dir[0] = 1;
+      dir[1] = 0;
+    }
+  }
+  int nt = (planar || in->cfg.friction_dirs == 2) ? 1 : 2;
+  if (nt == 1) {   /* compact to one combined tangent row per contact, in place */
+    for (int k = 0; k < nc; k++) {
+      const double* t1 = in->Jt + (size_t)(2 * k) * nv;
+      const double* t2 = t1 + nv;
+      double* out = in->J1;   /* scratch */
+      for (int j = 0; j < nv; j++) out[j] = in->tdir[2 * k] * t1[j] + in->tdir[2 * k + 1] * t2[j];
+      memcpy(in->Jt + (size_t)k * nv, out, sizeof(double) * nv);
+    }
+  }
+  return nt;
+}
+
+static double kinetic(const mjModel* m, const double* M, const double* v) {
+  double k = 0;
+  for (int i = 0; i < m->nv; i++) {
+    double r = 0;
+    for (int j = 0; j < m->nv; j++) r += M[i * m->nv + j] * v[j];
+    k += v[i] * r;
+  }
+  return 0.5 * k;
+}
+
+/* sequential law order: the fastest-approaching contact first */
+static void approach_order(const double* vn, int nc, int* order) {
+  for (int i = 0; i < nc; i++) order[i] = i;
+  for (int i = 1; i < nc; i++)
+    for (int j = i; j > 0 && vn[order[j]] < vn[order[j - 1]]; j--) {
+      int t = order[j]; order[j] = order[j - 1]; order[j - 1] = t;
+    }
+}
+
+/* Apply the law; returns the status, v_out = post-impact velocity. */
+static int apply_law(svi_instance* in, svi_law law, uint64_t seed, long long index, int nc,
+                     double* v_out, int* lcps, int* steps, int* finish) {
+  svi_impact* s = in->imp;
+  *lcps = *steps = *finish = 0;
+  if (law == SVI_LAW_SETVALUED) {
+    svi_routh_config rc = svi_routh_default_config();
+    rc.step = in->cfg.step;
+    rc.step_abs = in->cfg.step_abs;
+    rc.max_steps = in->cfg.max_steps;
+    rc.branch = in->cfg.branch;
+    rc.seed = seed;
+    svi_sample_info info;
+    int st = svi_routh_sample(s, &rc, NULL, (uint64_t)index, v_out, &info, NULL, 0, NULL);
+    *lcps = info.lcps;
+    *steps = info.steps;
+    *finish = info.finish;
+    return st;
+  }
+  if (law == SVI_LAW_SEQUENTIAL) {
+    int order[1024];
+    approach_order(in->vn, nc, order);
+    int rounds = 0;
+    int st = svi_law_sequential(s, order, 1000, v_out, &rounds);
+    *lcps = rounds;
+    return st;
+  }
+  svi_lcp_info li;
+  int st = svi_law_simultaneous(s, NULL, v_out, &li);
+  *lcps = 1;
+  return st;
+}
+
+static int acceptable(const svi_instance* in, const mjModel* m, int st, const double* v,
+                      double ke0) {
+  if (st < 0) return 0;
+  for (int i = 0; i < m->nv; i++) if (!isfinite(v[i])) return 0;
+  if (kinetic(m, in->M, v) > ke0 * (1 + 1e-9) + 1e-15) return 0;
+  return 1;
+}
+
+int svi_resolve_impacts(svi_instance* in, const mjModel* m, mjData* d, svi_law law) {
+  int napproach = 0;
+  int nc = detect(in, m, d, &napproach);
+  if (nc <= 0) return 0;
+  int nv = m->nv;
+  mj_fullM(m, in->M, d->qM);
+  int nt = build_rows(in, m, d, nc);
+  svi_problem_def def = {nv, nc, nt, in->M, in->Jn, in->Jt, in->mu, d->qvel};
+  char err[256];
+  int st = svi_impact_setup(in->imp, &def, err, sizeof(err));
+  if (st != SVI_OK) {
+    if (!in->warned_setup) {
+      fprintf(stderr, "svi: impact at t = %g left to MuJoCo: %s\n", d->time, err);
+      in->warned_setup = 1;
+    }
+    in->counters.fallbacks++;
+    return 0;
+  }
+
+  uint64_t seed = in->has_once ? in->once_seed : in->cfg.seed;
+  long long index = in->next_index++;
+  double* vplus = in->J2;   /* scratch, nv */
+  double ke0 = kinetic(m, in->M, d->qvel);
+  int lcps = 0, steps = 0, finish = 0, fallback = 0;
+  st = apply_law(in, law, seed, index, nc, vplus, &lcps, &steps, &finish);
+  if (finish == SVI_FINISH_AP) fallback = 1;
+  if (!acceptable(in, m, st, vplus, ke0) && law != SVI_LAW_SIMULTANEOUS) {
+    int l2 = 0, s2 = 0, f2 = 0;
+    st = apply_law(in, SVI_LAW_SIMULTANEOUS, seed, index, nc, vplus, &l2, &s2, &f2);
+    lcps += l2;
+    fallback = 2;
+  }
+  int native = !acceptable(in, m, st, vplus, ke0);
+  if (native) fallback = 3;
+
+  svi_event* ev = log_append_event(in);
+  ev->index = (int)index;
+  ev->time = d->time;
+  ev->ncontact = nc;
+  ev->napproach = napproach;
+  ev->law = law;
+  ev->seed = seed;
+  ev->lcps = lcps;
+  ev->steps = steps;
+  ev->fallback = fallback;
+  ev->status = st;
+  ev->nt = nt;
+  ev->ke_before = ke0;
+  in->counters.events++;
+  in->counters.lcps += lcps;
+  if (fallback >= 2) in->counters.fallbacks++;
+
+  if (!native) {
+    svi_impact_last_impulse(in->imp, in->lam);
+    memcpy(d->qvel, vplus, sizeof(double) * nv);
+  }
+  ev->ke_after = kinetic(m, in->M, d->qvel);
+  if (ke0 > 0 && ev->ke_after / ke0 > in->counters.max_energy_ratio)
+    in->counters.max_energy_ratio = ev->ke_after / ke0;
+
+  /* per-contact record (the first SVI_EVENT_MAX_CONTACTS) */
+  char cls[1025];
+  svi_classify(in->imp, d->qvel, cls);
+  int nd = 2 * nt;
+  for (int k = 0; k < nc && k < SVI_EVENT_MAX_CONTACTS; k++) {
+    const mjContact* c = d->contact + in->cidx[k];
+    ev->geom1[k] = c->geom1;
+    ev->geom2[k] = c->geom2;
+    memcpy(ev->pos[k], c->pos, sizeof(double) * 3);
+    memcpy(ev->normal[k], c->frame, sizeof(double) * 3);
+    ev->vn_before[k] = in->vn[k];
+    double vn = 0;
+    for (int j = 0; j < nv; j++) vn += in->Jn[(size_t)k * nv + j] * d->qvel[j];
+    ev->vn_after[k] = vn;
+    ev->cls[k] = cls[k];
+    if (!native) {
+      double ln = in->lam[k], ft[2] = {0, 0};
+      for (int t = 0; t < nt; t++) ft[t] = in->lam[nc + k * nd + 2 * t] - in->lam[nc + k * nd + 2 * t + 1];
+      if (nt == 1) {   /* back to MuJoCo's (t1, t2) frame */
+        double x = ft[0];
+        ft[0] = in->tdir[2 * k] * x;
+        ft[1] = in->tdir[2 * k + 1] * x;
+      }
+      ev->impulse[k][0] = ln;
+      ev->impulse[k][1] = ft[0];
+      ev->impulse[k][2] = ft[1];
+      ev->impulse_normal += ln;
+    }
+  }
+  ev->cls[nc < SVI_EVENT_MAX_CONTACTS ? nc : SVI_EVENT_MAX_CONTACTS] = 0;
+
+  /* the velocity stage again, from the post-impact velocity */
+  mj_fwdVelocity(m, d);
+  mj_sensorVel(m, d);
+  if (m->opt.enableflags & mjENBL_ENERGY) mj_energyVel(m, d);
+  return 1;
+}
+
+void svi_measure_native(svi_instance* in, const mjModel* m, mjData* d) {
+  if (in->log_count == 0) return;
+  svi_event* ev = &in->events[(in->log_start + in->log_count - 1) % in->log_cap];
+  double imp = 0;
+  int nrec = ev->ncontact < SVI_EVENT_MAX_CONTACTS ? ev->ncontact : SVI_EVENT_MAX_CONTACTS;
+  for (int i = 0; i < d->ncon; i++) {
+    const mjContact* c = d->contact + i;
+    if (c->efc_address < 0) continue;
+    for (int k = 0; k < nrec; k++) {
+      if (c->geom1 == ev->geom1[k] && c->geom2 == ev->geom2[k]) {
+        mjtNum f[6];
+        mj_contactForce(m, d, i, f);
+        imp += f[0] * m->opt.timestep;
+        break;
+      }
+    }
+  }
+  ev->native_impulse = imp;
+}

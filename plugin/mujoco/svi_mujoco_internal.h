@@ -1,0 +1,39 @@
+/* svi_mujoco_internal.h -- the plugin instance, shared by the adapter's files (not installed). */
+#ifndef SVI_MUJOCO_INTERNAL_H_
+#define SVI_MUJOCO_INTERNAL_H_
+
+#include "svi/svi_mujoco.h"
+
+struct svi_instance {
+  const mjModel* m;
+  mjData*        d;
+  svi_config     cfg;
+  int            law_override;     /* -1 = use cfg.law */
+  int            has_once, once_law;
+  uint64_t       once_seed;        /* resample: law and seed for the next event only */
+  svi_impact*    imp;
+  int            nc_max;
+  /* per-step buffers (one block) */
+  double* block;
+  double *M, *Jn, *Jt, *mu, *vn, *J1, *J2, *tdir, *lam;
+  int*    cidx;                    /* MuJoCo contact index of each problem contact */
+  /* event log */
+  svi_event* events;
+  int        log_cap, log_start, log_count;
+  int        snap_size;
+  double*    pending;              /* state at the start of the current step */
+  double*    snaps;                /* log_cap snapshots */
+  long long  next_index;           /* running event number */
+  svi_counters counters;
+  int        warned_overflow, warned_setup;
+};
+
+/* svi_step.c: a new log entry holding the pending snapshot */
+svi_event* log_append_event(svi_instance* in);
+
+/* svi_impacts.c: detect and resolve this step's impact event; returns 1 if there was one */
+int  svi_resolve_impacts(svi_instance* in, const mjModel* m, mjData* d, svi_law law);
+/* after mj_step2: the normal impulse MuJoCo's solver applied at the last event's contacts */
+void svi_measure_native(svi_instance* in, const mjModel* m, mjData* d);
+
+#endif

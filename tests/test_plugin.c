@@ -1,0 +1,313 @@
+/* test_plugin.c -- the MuJoCo plugin: configuration, unique outcomes against native MuJoCo and
+ * closed forms, determinism, the event log, fallbacks, the run-time plugin table. */
+#define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "svi/svi_mujoco.h"
+#include "svi_test.h"
+
+static char tmpdir[256] = "/tmp";
+
+static const char* write_model(const char* name, const char* xml) {
+  static char path[8][512];
+  static int k = 0;
+  char* p = path[k++ % 8];
+  snprintf(p, 512, "%s/%s.xml", tmpdir, name);
+  FILE* f = fopen(p, "w");
+  fputs(xml, f);
+  fclose(f);
+  return p;
+}
+
+/* planar 1 x 2 m block (paper Table 4) with point feet at the bottom corners */
+#define BLOCK_XML(custom)                                                                         \
+  "<mujoco><option timestep='0.001'/><custom>" custom "</custom><worldbody>"                      \
+  "<geom type='plane' size='5 5 .1' margin='0.002' gap='0.002'/>"                                 \
+  "<body pos='0 0 1.0012'><joint type='slide' axis='1 0 0'/><joint type='slide' axis='0 0 1'/>"   \
+  "<joint type='hinge' axis='0 1 0'/><inertial pos='0 0 0' mass='1' diaginertia='.41667 .41667 .41667'/>" \
+  "<geom type='sphere' size='0.001' pos='-.5 0 -1' margin='0.002' gap='0.002' friction='1'/>"    \
+  "<geom type='sphere' size='0.001' pos='.5 0 -1' margin='0.002' gap='0.002' friction='1'/>"     \
+  "</body></worldbody><keyframe><key name='impact' qpos='0 0 0' qvel='0 -0.4429 0'/></keyframe></mujoco>"
+
+static mjModel* load(const char* path) {
+  char err[1000];
+  mjModel* m = svi_load_xml(path, err, sizeof(err));
+  if (!m) fprintf(stderr, "load %s: %s\n", path, err);
+  return m;
+}
+
+static void start(const mjModel* m, mjData* d) {
+  int k = mj_name2id(m, mjOBJ_KEY, "impact");
+  if (k >= 0) mj_resetDataKeyframe(m, d, k);
+  mj_forward(m, d);
+}
+
+/* --- configuration ------------------------------------------------------------------------- */
+static void test_config(void) {
+  struct { const char* custom; const char* expect; } bad[] = {
+    {"<text name='svi.plugin' data='svi.impact'/><numeric name='svi.stepp' data='1'/>", "unknown key 'svi.stepp'"},
+    {"<text name='svi.plugin' data='svi.impact'/><text name='svi.law' data='bouncy'/>", "need one of setvalued|simultaneous|sequential|native"},
+    {"<text name='svi.plugin' data='svi.impact'/><numeric name='svi.max_steps' data='0'/>", "'svi.max_steps' = 0 is not allowed"},
+    {"<text name='svi.plugin' data='svi.impact'/><numeric name='svi.window' data='-1'/>", "'svi.window' = -1 is not allowed"},
+    {"<text name='svi.plugin' data='svi.impact'/><numeric name='svi.seed' data='1.5'/>", "need an integer"},
+    {"<text name='svi.plugin' data='svi.impact'/><numeric name='svi.band' data='1 2'/>", "exactly one number"},
+    {"<text name='svi.plugin' data='svi.impact'/><text name='svi.step' data='1'/>", "must be a <numeric>"},
+    {"<numeric name='svi.law' data='1'/>", "must be a <text>"},
+    {"<text name='svi.plugin' data='svi.other'/>", "need one of svi.impact"},
+    {"<text name='svi.plugin' data='svi.impact'/><numeric name='svi.friction_dirs' data='3'/>", "need 2 or 4"},
+  };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    char xml[4096], err[1000] = "";
+    snprintf(xml, sizeof(xml), "<mujoco><custom>%s</custom><worldbody/></mujoco>", bad[i].custom);
+    mjModel* m = svi_load_xml(write_model("bad", xml), err, sizeof(err));
+    CHECK(!m && strstr(err, bad[i].expect), "bad config %zu: got '%s', want '%s'", i, err, bad[i].expect);
+    if (m) mj_deleteModel(m);
+  }
+  /* a good one */
+  mjModel* m = load(write_model("good", "<mujoco><custom><text name='svi.plugin' data='svi.impact'/>"
+      "<text name='svi.law' data='sequential'/><numeric name='svi.seed' data='42'/>"
+      "<numeric name='svi.step' data='0.5'/></custom><worldbody/></mujoco>"));
+  svi_config c;
+  char err[1000];
+  CHECK(m && svi_config_from_model(m, &c, err, sizeof(err)) == 1 && c.law == SVI_LAW_SEQUENTIAL &&
+        c.seed == 42 && c.step == 0.5 && c.max_steps == 10, "good config parsed");
+  if (m) mj_deleteModel(m);
+  /* the plugin refuses to attach to a bad model, and svi_step then steps natively */
+  mjModel* mg = mj_loadXML(write_model("bad2", "<mujoco><custom><text name='svi.plugin' data='svi.impact'/>"
+      "<numeric name='svi.window' data='5'/></custom><worldbody><body><freejoint/><geom size='.1'/></body></worldbody></mujoco>"),
+      NULL, err, sizeof(err));
+  mjData* d = mj_makeData(mg);
+  CHECK(svi_attach(mg, d, err, sizeof(err)) == NULL && strstr(err, "svi.window"), "attach refuses: %s", err);
+  CHECK(svi_step(mg, d) < 0 && isfinite(d->qpos[2]), "svi_step falls back to native on a bad config");
+  svi_detach(d);
+  mj_deleteData(d);
+  mj_deleteModel(mg);
+}
+
+/* --- no plugin: bit-identical to mj_step -------------------------------------------------- */
+static void test_native_identity(void) {
+  const char* xml = "<mujoco><option timestep='0.002'/><worldbody><geom type='plane' size='5 5 .1'/>"
+      "<body pos='0 0 .3' euler='10 20 30'><freejoint/><geom type='box' size='.1 .07 .05'/></body>"
+      "<body pos='.05 0 .6'><freejoint/><geom type='sphere' size='.06'/></body></worldbody></mujoco>";
+  mjModel* m = load(write_model("noplugin", xml));
+  mjData *a = mj_makeData(m), *b = mj_makeData(m);
+  for (int i = 0; i < 1000; i++) { mj_step(m, a); svi_step(m, b); }
+  CHECK(!memcmp(a->qpos, b->qpos, sizeof(mjtNum) * m->nq) && !memcmp(a->qvel, b->qvel, sizeof(mjtNum) * m->nv),
+        "model without svi.plugin: svi_step is bit-identical to mj_step");
+  svi_detach(b);
+  mj_deleteData(a); mj_deleteData(b); mj_deleteModel(m);
+}
+
+/* --- unique outcomes: sphere and a box corner hitting a plane -------------------------------- */
+/* run until time T with either stepper, return the state */
+static void run(const mjModel* m, mjData* d, double T, int use_svi) {
+  while (d->time < T - 1e-12) { if (use_svi) svi_step(m, d); else mj_step(m, d); }
+}
+
+static void test_sphere(void) {
+  /* a sphere sliding at 1 m/s hits the floor at 0.5 m/s, mu = 0.3: inelastic, the contact keeps
+   * sliding, the tangential speed drops by mu * 0.5 (closed form).  Native MuJoCo is not
+   * inelastic here at any solref we tried (it rebounds at 0.18-0.27 m/s, stiffer contacts more:
+   * docs/benchmarks.md), so the comparison is the horizontal velocity after the contact settles. */
+  const char* xml = "<mujoco><option timestep='0.0005'/><custom><text name='svi.plugin' data='svi.impact'/></custom>"
+      "<worldbody><geom type='plane' size='5 5 .1' margin='0.002' gap='0.002' friction='0.3'/>"
+      "<body pos='0 0 .1005'><joint type='slide' axis='1 0 0'/><joint type='slide' axis='0 0 1'/>"
+      "<inertial pos='0 0 0' mass='1' diaginertia='.004 .004 .004'/>"
+      "<geom type='sphere' size='.1' margin='0.002' gap='0.002' friction='0.3'/></body></worldbody>"
+      "<keyframe><key name='impact' qpos='0 0' qvel='1 -0.5'/></keyframe></mujoco>";
+  mjModel* m = load(write_model("sphere", xml));
+  mjData* d = mj_makeData(m);
+  start(m, d);
+  svi_instance* in = svi_attach(m, d, NULL, 0);
+  while (svi_event_count(in) == 0 && d->time < 0.1) svi_step(m, d);
+  const svi_event* ev = svi_event_get(in, 0);
+  CHECK(ev != NULL, "sphere: an impact event");
+  if (ev) {
+    CHECK(fabs(ev->vn_after[0]) < 1e-6, "sphere: inelastic, J_n v+ = %g", ev->vn_after[0]);
+    double vz_pre = ev->vn_before[0];
+    CHECK(fabs(ev->impulse[0][0] + vz_pre) < 1e-6, "sphere: normal impulse m |v_n| = %g (got %g)", -vz_pre, ev->impulse[0][0]);
+    double ft = hypot(ev->impulse[0][1], ev->impulse[0][2]);
+    CHECK(fabs(ft - 0.3 * ev->impulse[0][0]) < 1e-6, "sphere: sliding friction impulse mu lambda_n = %g (got %g)", 0.3 * ev->impulse[0][0], ft);
+    CHECK(ev->native_impulse < 0.05 * ev->impulse_normal,
+          "sphere: MuJoCo adds no second impulse (%g vs %g N s)", ev->native_impulse, ev->impulse_normal);
+  }
+  run(m, d, 0.1, 1);
+  double closed = 1 - 0.3 * 0.5 - 0.3 * 9.81 * (0.1 - (ev ? ev->time : 0));
+  CHECK(fabs(d->qvel[0] - closed) < 0.01 && fabs(d->qvel[1]) < 0.02,
+        "sphere: after the impact it slides on at the closed-form speed %g (got vx %g, vz %g)", closed, d->qvel[0], d->qvel[1]);
+  mjData* dn = mj_makeData(m);
+  start(m, dn);
+  run(m, dn, 0.1, 0);
+  CHECK(fabs(d->qvel[0] - dn->qvel[0]) < 0.05 * fabs(dn->qvel[0]),
+        "sphere: horizontal velocity agrees with native MuJoCo within 5%%: %g vs %g", d->qvel[0], dn->qvel[0]);
+  svi_detach(d);
+  mj_deleteData(d); mj_deleteData(dn); mj_deleteModel(m);
+}
+
+static void test_box_corner(void) {
+  /* a tilted box lands on one corner, sticking friction: unique outcome; closed form from the
+   * single-contact impact (J M^-1 J^T) Lambda = -J v, compared through the event record */
+  const char* xml = "<mujoco><option timestep='0.0005'/><custom><text name='svi.plugin' data='svi.impact'/></custom>"
+      "<worldbody><geom type='plane' size='5 5 .1' margin='0.002' gap='0.002' friction='2'/>"
+      "<body pos='0 0 .4' euler='0 30 0'><joint type='slide' axis='1 0 0'/><joint type='slide' axis='0 0 1'/>"
+      "<joint type='hinge' axis='0 1 0'/><inertial pos='0 0 0' mass='2' diaginertia='.03 .03 .03'/>"
+      "<geom type='box' size='.15 .1 .1' contype='0' conaffinity='0'/>"
+      "<geom type='sphere' size='.001' pos='-.15 0 -.1' margin='0.002' gap='0.002' friction='2'/></body></worldbody></mujoco>";
+  mjModel* m = load(write_model("corner", xml));
+  mjData* d = mj_makeData(m);
+  mj_forward(m, d);
+  char err[500] = "";
+  svi_instance* in = svi_attach(m, d, err, sizeof(err));
+  CHECK(in != NULL, "box corner: attach (%s)", err);
+  if (!in) return;
+  while (svi_event_count(in) == 0 && d->time < 1) svi_step(m, d);
+  const svi_event* ev = svi_event_get(in, 0);
+  CHECK(ev && ev->ncontact == 1, "box corner: one-contact impact");
+  if (ev) {
+    CHECK(!strcmp(ev->cls, "S"), "box corner: sticks (class %s)", ev->cls);
+    CHECK(ev->ke_after < ev->ke_before, "box corner: energy %g -> %g", ev->ke_before, ev->ke_after);
+    /* the post-impact state pivots about the corner: corner velocity zero */
+    CHECK(fabs(ev->vn_after[0]) < 1e-7, "box corner: J_n v+ = %g", ev->vn_after[0]);
+  }
+  /* against native MuJoCo: angular velocity shortly after the impact */
+  double t_hit = ev ? ev->time : 0;
+  run(m, d, t_hit + 0.02, 1);
+  mjData* dn = mj_makeData(m);
+  mj_forward(m, dn);
+  run(m, dn, t_hit + 0.02, 0);
+  CHECK(fabs(d->qvel[2] - dn->qvel[2]) < 0.05 * fabs(dn->qvel[2]) + 0.02,
+        "box corner: angular velocity agrees with native MuJoCo: %g vs %g", d->qvel[2], dn->qvel[2]);
+  svi_detach(d);
+  mj_deleteData(d); mj_deleteData(dn); mj_deleteModel(m);
+}
+
+/* --- the rocking block: determinism, log, resample, restore -------------------------------- */
+static void test_block_log(void) {
+  mjModel* m = load(write_model("block", BLOCK_XML("<text name='svi.plugin' data='svi.impact'/>"
+                                                   "<numeric name='svi.step_abs' data='0.3'/>")));
+  mjData *a = mj_makeData(m), *b = mj_makeData(m);
+  start(m, a);
+  start(m, b);
+  for (int i = 0; i < 600; i++) { svi_step(m, a); svi_step(m, b); }
+  CHECK(!memcmp(a->qpos, b->qpos, sizeof(mjtNum) * m->nq) && !memcmp(a->qvel, b->qvel, sizeof(mjtNum) * m->nv),
+        "same seed: bit-identical runs");
+  svi_instance* in = svi_instance_of(a);
+  CHECK(svi_event_count(in) >= 1, "block: %d events", svi_event_count(in));
+  const svi_event* ev = svi_event_get(in, 0);
+  CHECK(ev && ev->ncontact == 2 && ev->napproach == 2 && ev->ke_after <= ev->ke_before, "block: first event");
+  for (int i = 0; i < svi_event_count(in); i++) {
+    const svi_event* e = svi_event_get(in, i);
+    int approaching = 0;
+    for (int k = 0; k < e->ncontact; k++) if (e->vn_after[k] < -1e-6) approaching = 1;
+    CHECK(!approaching && e->ke_after <= e->ke_before * (1 + 1e-9), "event %d: non-colliding, no energy gain", i);
+    CHECK(e->native_impulse < 0.05 * e->impulse_normal + 1e-9, "event %d: MuJoCo adds %g N s after %g N s",
+          i, e->native_impulse, e->impulse_normal);
+  }
+  /* resample every seed 1..40: outcomes include rest and both pivots */
+  int seen_rest = 0, seen_a = 0, seen_b = 0;
+  double v_orig[3];
+  memcpy(v_orig, ev->vn_after, sizeof(double) * 2);
+  for (uint64_t s = 1; s <= 40; s++) {
+    svi_event_resample(in, m, a, 0, s, SVI_LAW_SETVALUED);
+    const svi_event* e = svi_event_get(in, svi_event_count(in) - 1);
+    seen_rest += !strcmp(e->cls, "SS");
+    seen_a += !strcmp(e->cls, "SL");
+    seen_b += !strcmp(e->cls, "LS");
+  }
+  CHECK(seen_rest && seen_a && seen_b, "resampling reaches rest (%d), pivot A (%d), pivot B (%d)", seen_rest, seen_a, seen_b);
+  /* resample with the original seed reproduces the original outcome exactly */
+  svi_event_resample(in, m, a, 0, 1, SVI_LAW_SETVALUED);
+  const svi_event* e = svi_event_get(in, svi_event_count(in) - 1);
+  CHECK(svi_event_count(in) == 1 && !memcmp(e->vn_after, v_orig, sizeof(double) * 2), "resample with the same seed is exact");
+  /* the simultaneous law from the same snapshot: rest */
+  svi_event_resample(in, m, a, 0, 1, SVI_LAW_SIMULTANEOUS);
+  e = svi_event_get(in, 0);
+  CHECK(!strcmp(e->cls, "SS"), "simultaneous law from the snapshot: rest (%s)", e->cls);
+  /* restore gives back the pre-impact state exactly */
+  mjData* c = mj_makeData(m);
+  start(m, c);
+  svi_attach(m, c, NULL, 0);
+  for (int i = 0; i < 2000 && svi_event_count(svi_instance_of(c)) == 0; i++) {
+    mjtNum t = c->time;
+    mjtNum q[3], v[3];
+    memcpy(q, c->qpos, sizeof(q));
+    memcpy(v, c->qvel, sizeof(v));
+    svi_step(m, c);
+    if (svi_event_count(svi_instance_of(c)) == 1) {
+      svi_event_restore(svi_instance_of(c), m, c, 0);
+      CHECK(c->time == t && !memcmp(c->qpos, q, sizeof(q)) && !memcmp(c->qvel, v, sizeof(v)),
+            "restore returns the exact pre-impact state");
+      CHECK(svi_event_count(svi_instance_of(c)) == 0, "restore drops the event");
+      break;
+    }
+  }
+  svi_detach(a); svi_detach(b); svi_detach(c);
+  mj_deleteData(a); mj_deleteData(b); mj_deleteData(c); mj_deleteModel(m);
+}
+
+/* --- redundant contacts: a box dropped flat in 3-D -------------------------------------------- */
+static void test_flat_box(void) {
+  const char* xml = "<mujoco><option timestep='0.001'/><custom><text name='svi.plugin' data='svi.impact'/></custom>"
+      "<worldbody><geom type='plane' size='5 5 .1' margin='0.003' gap='0.003'/>"
+      "<body pos='0 0 .06'><freejoint/><geom type='box' size='.1 .1 .05' mass='1' margin='0.003' gap='0.003'/></body>"
+      "</worldbody></mujoco>";
+  mjModel* m = load(write_model("flatbox", xml));
+  mjData* d = mj_makeData(m);
+  mj_forward(m, d);
+  svi_instance* in = svi_attach(m, d, NULL, 0);
+  int nan = 0;
+  for (int i = 0; i < 1500; i++) {
+    svi_step(m, d);
+    for (int k = 0; k < m->nv; k++) if (!isfinite(d->qvel[k])) nan = 1;
+  }
+  const svi_event* ev = svi_event_get(in, 0);
+  CHECK(ev && ev->ncontact == 4, "flat box: 4 corner contacts (%d)", ev ? ev->ncontact : -1);
+  CHECK(ev && ev->nt == 2, "flat box: spatial friction pyramid");
+  CHECK(ev && ev->ke_after <= ev->ke_before && ev->fallback <= 1, "flat box: resolved, fallback %d", ev ? ev->fallback : -1);
+  CHECK(!nan && fabs(d->qpos[2] - 0.05) < 0.005 && fabs(d->qvel[2]) < 0.01, "flat box: comes to rest on the plane (z = %g)", d->qpos[2]);
+  svi_detach(d);
+  mj_deleteData(d); mj_deleteModel(m);
+}
+
+/* --- the run-time plugin table, loaded by name from the plugin directory --------------------- */
+static void test_dlopen(const char* plugin_dir) {
+  char path[600];
+  snprintf(path, sizeof(path), "%s/libsvi_impact.so", plugin_dir);
+  void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  CHECK(h != NULL, "dlopen %s: %s", path, h ? "" : dlerror());
+  if (!h) return;
+  const svi_plugin_def* (*get)(void) = (const svi_plugin_def* (*)(void))dlsym(h, "svi_plugin_table");
+  CHECK(get != NULL, "svi_plugin_table exported");
+  if (get) {
+    const svi_plugin_def* p = get();
+    CHECK(!strcmp(p->name, SVI_PLUGIN_NAME) && p->nattribute >= 10, "plugin table: %s, %d keys", p->name, p->nattribute);
+    mjModel* m = load(write_model("dl", BLOCK_XML("<text name='svi.plugin' data='svi.impact'/>")));
+    mjData* d = mj_makeData(m);
+    start(m, d);
+    char err[500];
+    void* inst = p->init(m, d, err, sizeof(err));
+    int ev = 0;
+    for (int i = 0; i < 100; i++) ev += p->step(m, d, inst);
+    CHECK(inst && ev >= 1, "stepping through the loaded table resolves the impact (%d events)", ev);
+    p->destroy(d, inst);
+    mj_deleteData(d);
+    mj_deleteModel(m);
+  }
+}
+
+int main(int argc, char** argv) {
+  const char* plugin_dir = argc > 1 ? argv[1] : "plugins";
+  if (argc > 2) snprintf(tmpdir, sizeof(tmpdir), "%s", argv[2]);
+  test_config();
+  test_native_identity();
+  test_sphere();
+  test_box_corner();
+  test_block_log();
+  test_flat_box();
+  test_dlopen(plugin_dir);
+  return svi_test_finish();
+}
