@@ -91,6 +91,7 @@ typedef struct {
   double   native_impulse;   /* normal impulse MuJoCo's solver added at these contacts in the
                                 impact step, after the velocity jump, N s (should be ~0) */
   int      nt;               /* tangent rows per contact used: 1 (planar motion) or 2 */
+  int      nkept;            /* contacts kept closed by the pseudo-impulse (svi.pseudo_impulse) */
   char     cls[SVI_EVENT_MAX_CONTACTS + 1];       /* outcome class, one letter per contact */
   /* offsets of this event's snapshot in the log arena (internal) */
   int      slot;

@@ -224,6 +224,18 @@ int svi_resolve_impacts(svi_instance* in, const mjModel* m, mjData* d, svi_law l
   int native = !acceptable(in, m, st, vplus, ke0);
   if (native) fallback = 3;
 
+  /* pseudo-impulse: contacts pressed by the continuous forces are kept (needs qacc_smooth at v-,
+   * which mj_step1 does not compute; mj_step2 recomputes both stages anyway) */
+  int nkept = 0;
+  int* kept = in->kept;
+  for (int k = 0; k < nc; k++) kept[k] = 0;
+  if (!native && in->cfg.pseudo_impulse > 0) {
+    svi_impact_last_impulse(in->imp, in->lam);
+    mj_fwdActuation(m, d);
+    mj_fwdAcceleration(m, d);
+    nkept = svi_pseudo_impulse(in, d->qvel, d->qacc_smooth, vplus, kept);
+  }
+
   svi_event* ev = log_append_event(in);
   ev->index = (int)index;
   ev->time = d->time;
@@ -236,6 +248,7 @@ int svi_resolve_impacts(svi_instance* in, const mjModel* m, mjData* d, svi_law l
   ev->fallback = fallback;
   ev->status = st;
   ev->nt = nt;
+  ev->nkept = nkept;
   ev->ke_before = ke0;
   in->counters.events++;
   in->counters.lcps += lcps;
@@ -264,6 +277,7 @@ int svi_resolve_impacts(svi_instance* in, const mjModel* m, mjData* d, svi_law l
     for (int j = 0; j < nv; j++) vn += in->Jn[(size_t)k * nv + j] * d->qvel[j];
     ev->vn_after[k] = vn;
     ev->cls[k] = cls[k];
+    ev->kept[k] = kept[k];
     if (!native) {
       double ln = in->lam[k], ft[2] = {0, 0};
       for (int t = 0; t < nt; t++) ft[t] = in->lam[nc + k * nd + 2 * t] - in->lam[nc + k * nd + 2 * t + 1];

@@ -17,6 +17,7 @@ struct svi_instance {
   double* block;
   double *M, *Jn, *Jt, *mu, *vn, *J1, *J2, *tdir, *lam;
   int*    cidx;                    /* MuJoCo contact index of each problem contact */
+  int*    kept;                    /* pseudo-impulse: contact kept */
   /* event log */
   svi_event* events;
   int        log_cap, log_start, log_count;
@@ -26,6 +27,7 @@ struct svi_instance {
   long long  next_index;           /* running event number */
   svi_counters counters;
   int        warned_overflow, warned_setup;
+  long long  pseudo_ambiguous;     /* keep rule with several valid modes (tie-broken) */
 };
 
 /* svi_step.c: a new log entry holding the pending snapshot */
@@ -35,5 +37,9 @@ svi_event* log_append_event(svi_instance* in);
 int  svi_resolve_impacts(svi_instance* in, const mjModel* m, mjData* d, svi_law law);
 /* after mj_step2: the normal impulse MuJoCo's solver applied at the last event's contacts */
 void svi_measure_native(svi_instance* in, const mjModel* m, mjData* d);
+
+/* svi_pseudo.c: Johnson's pseudo-impulse; updates vplus, marks kept[k]; returns how many */
+int svi_pseudo_impulse(svi_instance* in, const double* vminus, const double* as, double* vplus,
+                       int* kept);
 
 #endif

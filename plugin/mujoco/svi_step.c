@@ -78,6 +78,7 @@ static void free_instance(svi_instance* in) {
   free(in->block);
   free(in->events);
   free(in->cidx);
+  free(in->kept);
   free(in);
 }
 
@@ -112,11 +113,12 @@ svi_instance* svi_attach(const mjModel* m, mjData* d, char* err, int errlen) {
   }
   /* every per-step buffer, allocated once */
   size_t need = (size_t)nv * nv + (size_t)ncmax * nv * 3 + (size_t)ncmax * 2 + 6 * (size_t)nv +
-                (size_t)ncmax * 7 + (size_t)(in->log_cap + 1) * in->snap_size;
+                (size_t)ncmax * 9 + (size_t)(in->log_cap + 1) * in->snap_size;
   in->block = calloc(need + 1, sizeof(double));
   in->events = calloc((size_t)in->log_cap, sizeof(svi_event));
   in->cidx = calloc((size_t)ncmax, sizeof(int));
-  if (!in->block || !in->events || !in->cidx) {
+  in->kept = calloc((size_t)ncmax, sizeof(int));
+  if (!in->block || !in->events || !in->cidx || !in->kept) {
     snprintf(err, (size_t)errlen, "svi: out of memory for the event log (%d events)", in->log_cap);
     free_instance(in);
     return NULL;
@@ -130,7 +132,7 @@ svi_instance* svi_attach(const mjModel* m, mjData* d, char* err, int errlen) {
   in->J1 = b;     b += 3 * (size_t)nv;
   in->J2 = b;     b += 3 * (size_t)nv;
   in->tdir = b;   b += (size_t)ncmax * 4;      /* per contact: tangent combination (2) + spare */
-  in->lam = b;    b += (size_t)ncmax * 3;
+  in->lam = b;    b += (size_t)ncmax * 5;       /* lambda_bar: nc (1 + nd), nd <= 4 */
   in->pending = b; b += in->snap_size;
   in->snaps = b;
   in->counters.max_energy_ratio = 0;
