@@ -128,6 +128,20 @@ int svi_event_restore(svi_instance* in, const mjModel* m, mjData* d, int i);
 int svi_event_resample(svi_instance* in, const mjModel* m, mjData* d, int i, uint64_t seed,
                        svi_law law);
 
+/* The impact problem svi_step would solve in the current state (call after mj_step1 or
+ * mj_forward): fills def with pointers into the instance's buffers (valid until its next step)
+ * and returns the number of contacts, or 0 if the state holds no impact event.  contact_index
+ * (may be NULL, nc entries) receives the MuJoCo contact index of each problem contact. */
+int svi_current_problem(svi_instance* in, const mjModel* m, mjData* d, svi_problem_def* def,
+                        int* contact_index);
+
+/* Native MuJoCo's outcome of the impact that starts in d: mj_step until no contact of def still
+ * approaches (J_n v >= -2% of the largest approach speed, rows frozen at the impact
+ * configuration) or horizon seconds pass.  vn_out: J_n v per contact.  Returns the steps taken,
+ * negative if the horizon ran out.  d is advanced. */
+int svi_native_outcome(const mjModel* m, mjData* d, const svi_problem_def* def, double horizon,
+                       double* vn_out);
+
 /* Counters since attach. */
 typedef struct {
   long long steps, events, lcps, fallbacks, native_steps;

@@ -189,6 +189,20 @@ static int acceptable(const svi_instance* in, const mjModel* m, int st, const do
   return 1;
 }
 
+int svi_current_problem(svi_instance* in, const mjModel* m, mjData* d, svi_problem_def* def,
+                        int* contact_index) {
+  int napproach = 0;
+  if (!in || !in->imp) return 0;
+  int nc = detect(in, m, d, &napproach);
+  if (nc <= 0) return 0;
+  mj_fullM(m, in->M, d->qM);
+  int nt = build_rows(in, m, d, nc);
+  svi_problem_def p = {m->nv, nc, nt, in->M, in->Jn, in->Jt, in->mu, d->qvel};
+  *def = p;
+  if (contact_index) memcpy(contact_index, in->cidx, sizeof(int) * nc);
+  return nc;
+}
+
 int svi_resolve_impacts(svi_instance* in, const mjModel* m, mjData* d, svi_law law) {
   int napproach = 0;
   int nc = detect(in, m, d, &napproach);

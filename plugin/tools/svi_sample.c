@@ -5,12 +5,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ctype.h>
 
 #include "svi/svi_core.h"
+#include "svi/svi_mujoco.h"
 #include "svi_plot.h"
 
 typedef struct {
   const char* example;
+  const char* model;
+  const char* key;
   long long samples;
   int steps, threads, list, paths;
   double h_abs, step_rel, eps;
@@ -23,9 +27,13 @@ typedef struct {
 static void usage(FILE* f) {
   fprintf(f,
     "usage: svi-sample --example NAME [options]\n"
+    "       svi-sample --model MODEL.xml [--key NAME] [options]\n"
     "       svi-sample --list\n"
-    "Approximates the post-impact velocity set of a reference problem (Halm & Posa, Alg. 2).\n"
+    "Approximates the post-impact velocity set of a reference problem, or of the first impact\n"
+    "event of an MJCF model, with native MuJoCo's outcome marked (Halm & Posa, Alg. 2).\n"
     "  --example NAME     rocking_block | box_wall | compass_gait | disk_stack | zeno_block | ramone\n"
+    "  --model FILE       an MJCF model declaring svi.plugin; runs to its first impact event\n"
+    "  --key NAME         keyframe to start from (default 'impact' if the model has one)\n"
     "  --samples M        number of samples (default: the paper's M, Appendix A)\n"
     "  --steps N          Routh steps per sample before the final step (default: paper's N)\n"
     "  --h H              Routh step in N s (default: the paper's h)\n"
@@ -53,6 +61,8 @@ static int parse(int argc, char** argv, options* o) {
     if (!strcmp(a, "--list")) o->list = 1;
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); exit(0); }
     else if (!strcmp(a, "--example")) { NEEDV(); o->example = v; }
+    else if (!strcmp(a, "--model")) { NEEDV(); o->model = v; }
+    else if (!strcmp(a, "--key")) { NEEDV(); o->key = v; }
     else if (!strcmp(a, "--samples")) { NEEDV(); o->samples = atoll(v); if (o->samples <= 0) { fprintf(stderr, "svi-sample: --samples must be >= 1\n"); return 0; } }
     else if (!strcmp(a, "--steps")) { NEEDV(); o->steps = atoi(v); if (o->steps <= 0) { fprintf(stderr, "svi-sample: --steps must be >= 1\n"); return 0; } }
     else if (!strcmp(a, "--h")) { NEEDV(); o->h_abs = atof(v); if (!(o->h_abs > 0)) { fprintf(stderr, "svi-sample: --h must be > 0 (N s)\n"); return 0; } }
@@ -84,25 +94,152 @@ static int parse(int argc, char** argv, options* o) {
   return 1;
 }
 
+/* One impact to study: a reference problem or the first impact event of an MJCF model. */
+typedef struct {
+  char   name[128], title[256];
+  int    nv, nc, nt;
+  double *M, *Jn, *Jt, *mu, *v;
+  char   (*cname)[32];
+  int    plot_a, plot_b;
+  double h;             /* N s; 0 = relative step */
+  int    N;
+  long long samples;
+  int    has_native;
+  double* native_vn;    /* native MuJoCo's J_n v after the impact */
+} problem;
+
+static double* dup(const double* x, size_t n) {
+  double* y = malloc(sizeof(double) * (n ? n : 1));
+  if (y && n) memcpy(y, x, sizeof(double) * n);
+  return y;
+}
+
+static svi_problem_def problem_def(const problem* p) {
+  svi_problem_def d = {p->nv, p->nc, p->nt, p->M, p->Jn, p->Jt, p->mu, p->v};
+  return d;
+}
+
+static int from_example(const char* name, problem* p) {
+  svi_example ex;
+  if (svi_example_get(name, &ex) != SVI_OK) {
+    fprintf(stderr, "svi-sample: unknown example '%s'; one of:", name);
+    for (int i = 0; i < svi_example_count(); i++) fprintf(stderr, " %s", svi_example_name(i));
+    fprintf(stderr, "\n");
+    return 0;
+  }
+  memset(p, 0, sizeof(*p));
+  snprintf(p->name, sizeof(p->name), "%s", ex.name);
+  snprintf(p->title, sizeof(p->title), "%s", ex.title);
+  p->title[0] = (char)toupper((unsigned char)p->title[0]);
+  p->nv = ex.nv; p->nc = ex.nc; p->nt = ex.nt;
+  p->M = dup(ex.M, (size_t)ex.nv * ex.nv);
+  p->Jn = dup(ex.Jn, (size_t)ex.nc * ex.nv);
+  p->Jt = dup(ex.Jt, (size_t)ex.nc * ex.nt * ex.nv);
+  p->mu = dup(ex.mu, (size_t)ex.nc);
+  p->v = dup(ex.v, (size_t)ex.nv);
+  p->cname = calloc((size_t)ex.nc, sizeof(*p->cname));
+  for (int i = 0; i < ex.nc; i++) snprintf(p->cname[i], 32, "%s", ex.contact_names[i]);
+  p->plot_a = ex.plot_a; p->plot_b = ex.plot_b;
+  p->h = ex.h; p->N = ex.N; p->samples = ex.samples;
+  return 1;
+}
+
+/* Run the model with svi_step to its first impact event, take that event's impact problem from
+ * its pre-impact snapshot, and run native MuJoCo from the same snapshot. */
+static int from_model(const char* path, const char* key, problem* p) {
+  char err[1000];
+  mjModel* m = svi_load_xml(path, err, sizeof(err));
+  if (!m) { fprintf(stderr, "svi-sample: %s\n", err); return 0; }
+  mjData* d = mj_makeData(m);
+  int kid = mj_name2id(m, mjOBJ_KEY, key ? key : "impact");
+  if (key && kid < 0) { fprintf(stderr, "svi-sample: %s has no keyframe '%s'\n", path, key); return 0; }
+  if (kid >= 0) mj_resetDataKeyframe(m, d, kid);
+  mj_forward(m, d);
+  svi_instance* in = svi_attach(m, d, err, sizeof(err));
+  if (!in) { fprintf(stderr, "svi-sample: %s\n", err); return 0; }
+  if (!svi_instance_config(in)->enabled) {
+    fprintf(stderr, "svi-sample: %s does not declare svi.plugin = \"svi.impact\"\n", path);
+    return 0;
+  }
+  while (svi_event_count(in) == 0 && d->time < 10) svi_step(m, d);
+  if (svi_event_count(in) == 0) {
+    fprintf(stderr, "svi-sample: %s has no impact event in its first 10 s\n", path);
+    return 0;
+  }
+  double t_event = svi_event_get(in, 0)->time;
+  svi_event_restore(in, m, d, 0);
+  mj_step1(m, d);
+  svi_problem_def def;
+  int* cidx = malloc(sizeof(int) * (size_t)(m->nconmax > 0 ? m->nconmax : 1024));
+  int nc = svi_current_problem(in, m, d, &def, cidx);
+  if (nc <= 0) { fprintf(stderr, "svi-sample: could not rebuild the impact problem\n"); return 0; }
+  memset(p, 0, sizeof(*p));
+  const char* base = strrchr(path, '/');
+  snprintf(p->name, sizeof(p->name), "%s", base ? base + 1 : path);
+  char* dot = strrchr(p->name, '.');
+  if (dot) *dot = 0;
+  snprintf(p->title, sizeof(p->title), "%s, first impact (t = %.4f s, %d contacts)", p->name, t_event, nc);
+  p->nv = def.nv; p->nc = nc; p->nt = def.nt;
+  p->M = dup(def.M, (size_t)def.nv * def.nv);
+  p->Jn = dup(def.Jn, (size_t)nc * def.nv);
+  p->Jt = dup(def.Jt, (size_t)nc * def.nt * def.nv);
+  p->mu = dup(def.mu, (size_t)nc);
+  p->v = dup(def.v, (size_t)def.nv);
+  p->cname = calloc((size_t)nc, sizeof(*p->cname));
+  /* contact names from the geoms; axes: the two fastest-approaching contacts */
+  double best1 = INFINITY, best2 = INFINITY;
+  p->plot_a = 0;
+  p->plot_b = nc > 1 ? 1 : 0;
+  for (int k = 0; k < nc; k++) {
+    const mjContact* c = d->contact + cidx[k];
+    int g = m->geom_bodyid[c->geom1] == 0 ? c->geom2 : c->geom1;
+    const char* gn = mj_id2name(m, mjOBJ_GEOM, g);
+    if (gn) snprintf(p->cname[k], 32, "%s", gn);
+    else snprintf(p->cname[k], 32, "c%d", k);
+    double vn = 0;
+    for (int j = 0; j < def.nv; j++) vn += def.Jn[k * def.nv + j] * def.v[j];
+    if (vn < best1) { best2 = best1; p->plot_b = p->plot_a; best1 = vn; p->plot_a = k; }
+    else if (vn < best2) { best2 = vn; p->plot_b = k; }
+  }
+  if (p->plot_a > p->plot_b) { int t = p->plot_a; p->plot_a = p->plot_b; p->plot_b = t; }
+  const svi_config* cfg = svi_instance_config(in);
+  p->h = cfg->step_abs;
+  p->N = cfg->max_steps;
+  p->samples = 1 << 14;
+  /* native MuJoCo from the same pre-impact state */
+  svi_event_restore(in, m, d, 0);
+  p->native_vn = malloc(sizeof(double) * (size_t)nc);
+  svi_problem_def frozen = problem_def(p);
+  int ns = svi_native_outcome(m, d, &frozen, 0.1, p->native_vn);
+  p->has_native = ns > 0;
+  if (ns <= 0) fprintf(stderr, "svi-sample: native MuJoCo still approaching after 0.1 s; not marked\n");
+  free(cidx);
+  svi_detach(d);
+  mj_deleteData(d);
+  mj_deleteModel(m);
+  return 1;
+}
+
 /* "rest", "pivot about A", or a per-contact list */
-static void describe(const svi_example* ex, const char* cls, char* out, size_t len) {
-  int nc = ex->nc, stick = 0, lift = 0, pivot = -1;
+static void describe(const problem* pb, const char* cls, char* out, size_t len) {
+  int nc = pb->nc, stick = 0, lift = 0, pivot = -1;
   for (int i = 0; i < nc; i++) {
     if (cls[i] == 'S') { stick++; pivot = i; }
     if (cls[i] == 'L') lift++;
   }
   if (stick == nc) { snprintf(out, len, "rest"); return; }
-  if (stick == 1 && lift == nc - 1) { snprintf(out, len, "pivot about %s", ex->contact_names[pivot]); return; }
+  if (stick == 1 && lift == nc - 1) { snprintf(out, len, "pivot about %s", pb->cname[pivot]); return; }
   if (lift == nc) { snprintf(out, len, "all contacts lift off"); return; }
   size_t n = 0;
   out[0] = 0;
   for (int i = 0; i < nc && n < len; i++) {
     const char* m = cls[i] == 'S' ? "sticks" : cls[i] == 'L' ? "lifts" : "slides";
-    n += (size_t)snprintf(out + n, len - n, "%s%s %s", i ? ", " : "", ex->contact_names[i], m);
+    n += (size_t)snprintf(out + n, len - n, "%s%s %s", i ? ", " : "", pb->cname[i], m);
   }
 }
 
-typedef struct { char cls[SVI_EX_MAX_NC + 1]; long long count; } class_count;
+#define MAX_CLS 65
+typedef struct { char cls[MAX_CLS]; long long count; } class_count;
 
 static void count_class(class_count* cc, int* ncls, const char* cls) {
   for (int k = 0; k < *ncls; k++)
@@ -113,6 +250,13 @@ static void count_class(class_count* cc, int* ncls, const char* cls) {
 static int cmp_class(const void* a, const void* b) {
   long long x = ((const class_count*)a)->count, y = ((const class_count*)b)->count;
   return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void print_vn(const double* vn, int nc) {
+  printf("(");
+  for (int i = 0; i < nc && i < 8; i++) printf("%s%.4f", i ? ", " : "", vn[i]);
+  if (nc > 8) printf(", ...");
+  printf(")");
 }
 
 int main(int argc, char** argv) {
@@ -126,16 +270,12 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  if (!o.example) { usage(stderr); return 2; }
-  svi_example ex;
-  if (svi_example_get(o.example, &ex) != SVI_OK) {
-    fprintf(stderr, "svi-sample: unknown example '%s'; one of:", o.example);
-    for (int i = 0; i < svi_example_count(); i++) fprintf(stderr, " %s", svi_example_name(i));
-    fprintf(stderr, "\n");
-    return 2;
-  }
-  svi_problem_def def = svi_example_problem(&ex);
-  svi_impact* s = svi_impact_create(def.nv, def.nc, def.nt);
+  if (!o.example && !o.model) { usage(stderr); return 2; }
+  problem pb;
+  if (o.model ? !from_model(o.model, o.key, &pb) : !from_example(o.example, &pb)) return 2;
+  svi_problem_def def = problem_def(&pb);
+  int nv = pb.nv, nc = pb.nc;
+  svi_impact* s = svi_impact_create(nv, nc, pb.nt);
   char err[256];
   if (!s || svi_impact_setup(s, &def, err, sizeof(err)) != SVI_OK) {
     fprintf(stderr, "svi-sample: %s\n", s ? err : "out of memory");
@@ -143,34 +283,37 @@ int main(int argc, char** argv) {
   }
 
   svi_approx_config cfg = svi_approx_default_config();
-  cfg.samples = o.samples > 0 ? o.samples : ex.samples;
+  cfg.samples = o.samples > 0 ? o.samples : pb.samples;
   cfg.threads = o.threads;
   cfg.eps = o.eps;
-  cfg.routh.max_steps = o.steps > 0 ? o.steps : ex.N;
-  cfg.routh.step_abs = o.step_rel > 0 ? 0 : (o.h_abs > 0 ? o.h_abs : ex.h);
+  cfg.routh.max_steps = o.steps > 0 ? o.steps : pb.N;
+  cfg.routh.step_abs = o.step_rel > 0 ? 0 : (o.h_abs > 0 ? o.h_abs : pb.h);
   cfg.routh.step = o.step_rel > 0 ? o.step_rel : 1.0;
   cfg.routh.seed = o.seed;
   cfg.routh.branch = o.branch;
   cfg.routh.budget = o.budget;
+  if (cfg.routh.budget == SVI_BUDGET_SOBOL && nc * cfg.routh.max_steps > SVI_SOBOL_MAXDIM)
+    cfg.routh.budget = SVI_BUDGET_UNIFORM;   /* Sobol dimension cap: many contacts x steps */
 
-  int nv = def.nv, nc = def.nc;
   long long M = cfg.samples;
   double* V = malloc(sizeof(double) * (size_t)M * nv);
   unsigned char* acc = malloc((size_t)M);
   int* lcps = malloc(sizeof(int) * (size_t)M);
-  if (!V || !acc || !lcps) { fprintf(stderr, "svi-sample: out of memory for %lld samples\n", M); return 1; }
+  double* vn = malloc(sizeof(double) * (size_t)nc);
+  double* vn0 = malloc(sizeof(double) * (size_t)nc);
+  char* cls = malloc((size_t)nc + 1);
+  if (!V || !acc || !lcps || !vn || !vn0 || !cls) { fprintf(stderr, "svi-sample: out of memory for %lld samples\n", M); return 1; }
   svi_approx_stats st;
   int rc = svi_approximate(&def, &cfg, V, acc, lcps, &st);
   if (rc < 0) { fprintf(stderr, "svi-sample: %s\n", svi_status_string(rc)); return 1; }
 
-  double vn0[SVI_EX_MAX_NC], vn[SVI_EX_MAX_NC];
   svi_impact_normal_velocity(s, def.v, vn0);
-  printf("svi-sample %s: %s\n", SVI_VERSION_STRING, ex.title);
+  printf("svi-sample %s: %s\n", SVI_VERSION_STRING, pb.title);
   printf("  %d dof, %d contacts (", nv, nc);
-  for (int i = 0; i < nc; i++) printf("%s%s mu=%g", i ? ", " : "", ex.contact_names[i], def.mu[i]);
-  printf(")\n  pre-impact J_n v = (");
-  for (int i = 0; i < nc; i++) printf("%s%.4f", i ? ", " : "", vn0[i]);
-  printf(") m/s, kinetic energy %.6g J\n", svi_impact_kinetic_energy(s, def.v));
+  for (int i = 0; i < nc && i < 8; i++) printf("%s%s mu=%g", i ? ", " : "", pb.cname[i], def.mu[i]);
+  printf("%s)\n  pre-impact J_n v = ", nc > 8 ? ", ..." : "");
+  print_vn(vn0, nc);
+  printf(" m/s, kinetic energy %.6g J\n", svi_impact_kinetic_energy(s, def.v));
   printf("  Routh step h = %.4g N s (%.3g x reference impulse %.4g N s), N = %d, eps = %.3g m/s, psi = %.4g\n",
          st.h, st.h / fmax(svi_impact_reference_impulse(s), 1e-300), svi_impact_reference_impulse(s),
          cfg.routh.max_steps, st.eps, st.psi);
@@ -178,73 +321,81 @@ int main(int argc, char** argv) {
   printf("  %lld samples (%s budgets), branch %s, seed %llu\n", M,
          cfg.routh.budget == SVI_BUDGET_SOBOL ? "Sobol" : "uniform", brn[cfg.routh.branch], o.seed);
   printf("  accepted %lld / %lld (%.2f%%), failed %lld\n", st.accepted, M, 100.0 * st.accepted / M, st.failed);
-  double per = st.wall_seconds / (double)M * 1e6;
   printf("  LCPs/sample %.3f, wall %.3f s = %.3f us/sample (all threads), max LCP residual %.2e\n",
-         (double)st.lcps / M, st.wall_seconds, per, st.max_residual);
+         (double)st.lcps / M, st.wall_seconds, st.wall_seconds / (double)M * 1e6, st.max_residual);
   printf("  max KE(v+)/KE(v-) = %.6f (Theorem 7: <= 1)\n", st.max_energy_ratio);
 
-  class_count cc[256];
+  class_count* cc = calloc(256, sizeof(class_count));
   int ncls = 0;
-  char cls[SVI_EX_MAX_NC + 1], desc[160];
+  char desc[200];
   for (long long k = 0; k < M; k++) {
-    if (!acc[k]) continue;
+    if (!acc[k] || nc >= MAX_CLS) continue;
     svi_classify(s, V + k * nv, cls);
     count_class(cc, &ncls, cls);
   }
   qsort(cc, (size_t)ncls, sizeof(cc[0]), cmp_class);
-  printf("  outcome classes (per contact %s..: S stick, L lift-off, D slide):\n", ex.contact_names[0]);
-  for (int k = 0; k < ncls && k < 12; k++) {
-    describe(&ex, cc[k].cls, desc, sizeof(desc));
-    printf("    %-6s %6.2f%%  %s\n", cc[k].cls, 100.0 * cc[k].count / fmax(st.accepted, 1), desc);
+  if (nc < MAX_CLS) {
+    printf("  outcome classes (per contact %s..: S stick, L lift-off, D slide):\n", pb.cname[0]);
+    for (int k = 0; k < ncls && k < 12; k++) {
+      describe(&pb, cc[k].cls, desc, sizeof(desc));
+      printf("    %-6s %6.2f%%  %s\n", cc[k].cls, 100.0 * cc[k].count / fmax(st.accepted, 1), desc);
+    }
+    if (ncls > 12) printf("    ... %d more classes\n", ncls - 12);
   }
-  if (ncls > 12) printf("    ... %d more classes\n", ncls - 12);
 
   /* comparison laws */
-  double ap[64 * SVI_EX_MAX_NV], vseq[SVI_EX_MAX_NV];
+  double* ap = malloc(sizeof(double) * 64 * nv);
+  double* vseq = malloc(sizeof(double) * nv);
   int nap = 0;
-  if (svi_law_simultaneous_all(s, ap, 64, &nap) != SVI_OK) {
+  if (svi_law_simultaneous_all(s, ap, 64, &nap) != SVI_OK)
     nap = svi_law_simultaneous(s, NULL, ap, NULL) >= 0 ? 1 : 0;
-  }
+  if (nap > 64) nap = 64;
   printf("  Anitescu-Potra (31): %d distinct solution(s)\n", nap);
-  svi_plot_pt ap_pts[64], seq_pts[8];
-  for (int k = 0; k < nap && k < 64; k++) {
+  svi_plot_pt ap_pts[64], seq_pts[8], native_pt;
+  for (int k = 0; k < nap; k++) {
     svi_impact_normal_velocity(s, ap + k * nv, vn);
     svi_classify(s, ap + k * nv, cls);
-    describe(&ex, cls, desc, sizeof(desc));
-    printf("    %-6s J_n v+ = (", cls);
-    for (int i = 0; i < nc; i++) printf("%s%.4f", i ? ", " : "", vn[i]);
-    printf(")  %s\n", desc);
-    ap_pts[k] = (svi_plot_pt){vn[ex.plot_a], vn[ex.plot_b]};
+    describe(&pb, cls, desc, sizeof(desc));
+    printf("    %-6s J_n v+ = ", nc < MAX_CLS ? cls : "");
+    print_vn(vn, nc);
+    printf("  %s\n", desc);
+    ap_pts[k] = (svi_plot_pt){vn[pb.plot_a], vn[pb.plot_b]};
   }
   int nseq = nc < 8 ? nc : 8;
   char seq_label[8][64];
+  int* order = malloc(sizeof(int) * (size_t)nc);
   for (int f = 0; f < nseq; f++) {
-    int order[SVI_EX_MAX_NC], rounds = 0;
+    int rounds = 0;
     for (int i = 0; i < nc; i++) order[i] = (f + i) % nc;
     int sr = svi_law_sequential(s, order, 1000, vseq, &rounds);
     svi_impact_normal_velocity(s, vseq, vn);
     svi_classify(s, vseq, cls);
-    describe(&ex, cls, desc, sizeof(desc));
-    printf("  sequential from %s (%d impacts%s): %-6s J_n v+ = (", ex.contact_names[f], rounds,
-           sr == SVI_OK ? "" : ", did not terminate", cls);
-    for (int i = 0; i < nc; i++) printf("%s%.4f", i ? ", " : "", vn[i]);
-    printf(")  %s\n", desc);
-    seq_pts[f] = (svi_plot_pt){vn[ex.plot_a], vn[ex.plot_b]};
-    snprintf(seq_label[f], sizeof(seq_label[f]), "Sequential, %s first", ex.contact_names[f]);
+    describe(&pb, cls, desc, sizeof(desc));
+    printf("  sequential from %s (%d impacts%s): %-6s J_n v+ = ", pb.cname[f], rounds,
+           sr == SVI_OK ? "" : ", did not terminate", nc < MAX_CLS ? cls : "");
+    print_vn(vn, nc);
+    printf("  %s\n", desc);
+    seq_pts[f] = (svi_plot_pt){vn[pb.plot_a], vn[pb.plot_b]};
+    snprintf(seq_label[f], sizeof(seq_label[f]), "Sequential, %s first", pb.cname[f]);
+  }
+  if (pb.has_native) {
+    printf("  native MuJoCo from the same state: J_n v+ = ");
+    print_vn(pb.native_vn, nc);
+    printf("\n");
+    native_pt = (svi_plot_pt){pb.native_vn[pb.plot_a], pb.native_vn[pb.plot_b]};
   }
 
-  /* CSV */
-  char csvname[256], plotname[256];
-  snprintf(csvname, sizeof(csvname), "%s", o.csv ? o.csv : ex.name);
-  if (!o.csv) snprintf(csvname, sizeof(csvname), "%s.csv", ex.name);
-  snprintf(plotname, sizeof(plotname), "%s", o.plot ? o.plot : ex.name);
-  if (!o.plot) snprintf(plotname, sizeof(plotname), "%s.png", ex.name);
+  char csvname[300], plotname[300];
+  if (o.csv) snprintf(csvname, sizeof(csvname), "%s", o.csv);
+  else snprintf(csvname, sizeof(csvname), "%s.csv", pb.name);
+  if (o.plot) snprintf(plotname, sizeof(plotname), "%s", o.plot);
+  else snprintf(plotname, sizeof(plotname), "%s.png", pb.name);
   if (strcmp(csvname, "-")) {
     FILE* f = fopen(csvname, "w");
     if (!f) { fprintf(stderr, "svi-sample: cannot write %s\n", csvname); return 1; }
     fprintf(f, "sample,accepted,lcps,class");
     for (int i = 0; i < nv; i++) fprintf(f, ",v%d", i);
-    for (int i = 0; i < nc; i++) fprintf(f, ",vn_%s", ex.contact_names[i]);
+    for (int i = 0; i < nc; i++) fprintf(f, ",vn_%s", pb.cname[i]);
     fprintf(f, "\n");
     for (long long k = 0; k < M; k++) {
       svi_classify(s, V + k * nv, cls);
@@ -258,64 +409,61 @@ int main(int argc, char** argv) {
     printf("  wrote %s\n", csvname);
   }
 
-  /* figure */
   if (strcmp(plotname, "-")) {
     svi_plot_pt* cloud = malloc(sizeof(svi_plot_pt) * (size_t)M);
     long ncloud = 0;
     for (long long k = 0; k < M; k++) {
       if (!acc[k]) continue;
       svi_impact_normal_velocity(s, V + k * nv, vn);
-      cloud[ncloud++] = (svi_plot_pt){vn[ex.plot_a], vn[ex.plot_b]};
+      cloud[ncloud++] = (svi_plot_pt){vn[pb.plot_a], vn[pb.plot_b]};
     }
     /* intermediate velocities of the first samples (the light grey region of the paper's plots) */
     int K = o.paths, cap = cfg.routh.max_steps + 3;
     svi_plot_pt* path = malloc(sizeof(svi_plot_pt) * (size_t)(K > 0 ? K : 1) * (size_t)cap * 8);
     double* traj = malloc(sizeof(double) * (size_t)cap * nv);
+    double* va = malloc(sizeof(double) * (size_t)nc);
+    double* vb = malloc(sizeof(double) * (size_t)nc);
+    double* vout = malloc(sizeof(double) * (size_t)nv);
     long npath = 0;
     svi_routh_config rc1 = cfg.routh;
     rc1.budget = SVI_BUDGET_UNIFORM;
     for (int k = 0; k < K; k++) {
       int tl = 0;
       svi_sample_info info;
-      double vout[SVI_EX_MAX_NV];
       svi_routh_sample(s, &rc1, NULL, (uint64_t)k, vout, &info, traj, cap, &tl);
       for (int t = 0; t + 1 < tl; t++) {        /* segments, 8 points each */
-        double va[SVI_EX_MAX_NC], vb[SVI_EX_MAX_NC];
         svi_impact_normal_velocity(s, traj + t * nv, va);
         svi_impact_normal_velocity(s, traj + (t + 1) * nv, vb);
         for (int j = 0; j < 8; j++) {
           double a = j / 8.0;
-          path[npath++] = (svi_plot_pt){(1 - a) * va[ex.plot_a] + a * vb[ex.plot_a],
-                                        (1 - a) * va[ex.plot_b] + a * vb[ex.plot_b]};
+          path[npath++] = (svi_plot_pt){(1 - a) * va[pb.plot_a] + a * vb[pb.plot_a],
+                                        (1 - a) * va[pb.plot_b] + a * vb[pb.plot_b]};
         }
       }
     }
-    svi_plot_pt pre = {vn0[ex.plot_a], vn0[ex.plot_b]};
+    svi_plot_pt pre = {vn0[pb.plot_a], vn0[pb.plot_b]};
     const double seqcol[8][3] = {{0.85, 0.15, 0.1}, {0.95, 0.75, 0.0}, {0.2, 0.65, 0.2},
                                  {0.6, 0.3, 0.7}, {0.9, 0.45, 0.1}, {0.3, 0.7, 0.8},
                                  {0.5, 0.5, 0.1}, {0.8, 0.4, 0.6}};
-    svi_plot_series ser[9];
+    svi_plot_series ser[10];
     int nser = 0;
-    ser[nser++] = (svi_plot_series){"Anitescu-Potra (simultaneous)", 0.1, 0.3, 0.9, 1, ap_pts, nap < 64 ? nap : 64};
+    ser[nser++] = (svi_plot_series){"Anitescu-Potra (simultaneous)", 0.1, 0.3, 0.9, 1, ap_pts, nap};
     for (int f = 0; f < nseq; f++)
       ser[nser++] = (svi_plot_series){seq_label[f], seqcol[f][0], seqcol[f][1], seqcol[f][2],
                                       f == 0 ? 2 : 3, &seq_pts[f], 1};
-    char title[200], xl[64], yl[64], footer[200];
-    snprintf(title, sizeof(title), "%s: post-impact contact-normal velocities", ex.title);
-    snprintf(xl, sizeof(xl), "J_n,%s v  (m/s)", ex.contact_names[ex.plot_a]);
-    snprintf(yl, sizeof(yl), "J_n,%s v  (m/s)", ex.contact_names[ex.plot_b]);
+    if (pb.has_native)
+      ser[nser++] = (svi_plot_series){"Native MuJoCo (same state)", 0.1, 0.6, 0.3, 4, &native_pt, 1};
+    char xl[80], yl[80], footer[200];
+    snprintf(xl, sizeof(xl), "J_n,%s v  (m/s)", pb.cname[pb.plot_a]);
+    snprintf(yl, sizeof(yl), "J_n,%s v  (m/s)", pb.cname[pb.plot_b]);
     snprintf(footer, sizeof(footer), "%lld samples (Algorithm 2), h = %.3g N s, N = %d, %.2f LCPs/sample, seed %llu",
              st.accepted, st.h, cfg.routh.max_steps, (double)st.lcps / M, o.seed);
-    svi_plot_spec spec = {title, xl, yl, 0, 0, cloud, ncloud, path, npath, &pre, 1, ser, nser, footer};
+    svi_plot_spec spec = {pb.title, xl, yl, 0, 0, cloud, ncloud, path, npath, &pre, 1, ser, nser, footer};
     if (svi_plot_normal_plane(plotname, &spec) == 0) printf("  wrote %s\n", plotname);
-    else rc = 1;
-    free(cloud);
-    free(path);
-    free(traj);
+    else rc = -1;
+    free(cloud); free(path); free(traj); free(va); free(vb); free(vout);
   }
-  free(V);
-  free(acc);
-  free(lcps);
+  free(V); free(acc); free(lcps); free(vn); free(vn0); free(cls); free(cc); free(ap); free(vseq); free(order);
   svi_impact_destroy(s);
   return rc < 0 ? 1 : 0;
 }
