@@ -66,7 +66,7 @@ BEGIN {
   printf "    key \"impact\"  : supports 1e-4 m above the floor, falling at sqrt(2 g 0.01) = %.7g m/s.\n", sqrt(2 * g * 0.01)
   print "-->"
   printf "<mujoco model=\"plate_%d\">\n", N
-  print "  <option timestep=\"0.001\"/>"
+  print "  <option timestep=\"0.001\" cone=\"elliptic\"/>"
   printf "  <size nconmax=\"%d\" njmax=\"%d\"/>\n", N + 20, 8 * (N + 20)
   print ""
   print "  <custom>"

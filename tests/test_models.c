@@ -12,7 +12,12 @@
 // Built with -DSVI_TEST_MODELS_CORE and linked with svi_examples.c (the svi_core library), it also
 // checks the six paper models against the exact planar reference problems: mass matrix, contact
 // normal and tangent Jacobians (at qpos0, where the contacts touch exactly), pre-impact velocity
-// (keyframe "impact"), friction coefficient, Routh step h and trajectory length N.
+// (keyframes "impact" and "touch"), friction coefficient, Routh step h and trajectory length N.
+//
+// Built with -DSVI_TEST_MODELS_PLUGIN and linked with the svi_impact library (implies the core
+// checks), it also reads each model's configuration with the plugin's own parser, and checks that
+// svi_step finds the expected impact event: for the paper models from "touch", in the first step,
+// with exactly the expected contacts and the paper's pre-impact normal velocities J_n v.
 
 #define _POSIX_C_SOURCE 200809L
 
@@ -26,6 +31,12 @@
 
 #include "svi_test.h"
 
+#ifdef SVI_TEST_MODELS_PLUGIN
+#include <svi/svi_mujoco.h>
+#ifndef SVI_TEST_MODELS_CORE
+#define SVI_TEST_MODELS_CORE
+#endif
+#endif
 #ifdef SVI_TEST_MODELS_CORE
 #include <svi/svi_core.h>
 #endif
@@ -223,16 +234,24 @@ static double custom_numeric(const mjModel* m, const char* key) {
 
 //---------------------------------- checks --------------------------------------------------------
 
-// the svi.* keys the plugin accepts, their type and the least the value must satisfy
-typedef enum { KEY_POSITIVE, KEY_NONNEG, KEY_COUNT } key_rule;
+// The svi.* keys, their type and the least the value must satisfy, so that this check runs with
+// stock MuJoCo alone.  The plugin's parser (plugin/mujoco/svi_config.c, docs/usage.md) is the
+// reference; built with -DSVI_TEST_MODELS_PLUGIN the test runs that parser too.
+typedef enum { KEY_POSITIVE, KEY_NONNEG, KEY_COUNT, KEY_NATURAL } key_rule;
 typedef struct { const char* name; key_rule rule; } numeric_key;
 
 static const numeric_key kNumericKeys[] = {
-  {"svi.step", KEY_POSITIVE}, {"svi.step_abs", KEY_POSITIVE}, {"svi.max_steps", KEY_COUNT},
-  {"svi.seed", KEY_NONNEG}, {"svi.window", KEY_NONNEG}, {"svi.impact_speed", KEY_NONNEG},
-  {"svi.band", KEY_NONNEG}, {"svi.pseudo_impulse", KEY_NONNEG},
+  {"svi.step", KEY_POSITIVE}, {"svi.step_abs", KEY_NONNEG}, {"svi.max_steps", KEY_COUNT},
+  {"svi.seed", KEY_NATURAL}, {"svi.friction_dirs", KEY_COUNT}, {"svi.window", KEY_NONNEG},
+  {"svi.impact_speed", KEY_NONNEG}, {"svi.band", KEY_NONNEG}, {"svi.pseudo_impulse", KEY_NONNEG},
+  {"svi.max_contacts", KEY_COUNT}, {"svi.log_events", KEY_COUNT},
 };
+typedef struct { const char* name; const char* const* choices; int n; } text_key;
 static const char* const kLaws[] = {"setvalued", "simultaneous", "sequential", "native"};
+static const char* const kBranches[] = {"auto", "lemke", "random", "enumerate"};
+static const text_key kTextKeys[] = {
+  {"svi.law", kLaws, 4}, {"svi.branch", kBranches, 4},
+};
 
 static void check_custom(const char* name, const mjModel* m) {
   const char* plugin = custom_text(m, "svi.plugin");
@@ -244,13 +263,14 @@ static void check_custom(const char* name, const mjModel* m) {
     if (!key || strncmp(key, "svi.", 4)) continue;
     const char* value = m->text_data + m->text_adr[i];
     if (!strcmp(key, "svi.plugin")) continue;
-    if (!strcmp(key, "svi.law")) {
-      int ok = 0;
-      for (size_t k=0; k < sizeof(kLaws)/sizeof(kLaws[0]); k++) ok |= !strcmp(value, kLaws[k]);
-      CHECK(ok, "%s: svi.law = \"%s\" is not setvalued|simultaneous|sequential|native", name, value);
-    } else {
-      CHECK(0, "%s: unknown <text> key %s", name, key);
+    const text_key* known = NULL;
+    for (size_t k=0; k < sizeof(kTextKeys)/sizeof(kTextKeys[0]); k++) {
+      if (!strcmp(key, kTextKeys[k].name)) known = kTextKeys + k;
     }
+    CHECK(known, "%s: unknown <text> key %s", name, key);
+    int ok = 0;
+    for (int k=0; known && k < known->n; k++) ok |= !strcmp(value, known->choices[k]);
+    CHECK(!known || ok, "%s: %s = \"%s\" is not an allowed value", name, key, value);
   }
 
   for (int i=0; i < m->nnumeric; i++) {
@@ -268,19 +288,21 @@ static void check_custom(const char* name, const mjModel* m) {
     if (known->rule == KEY_POSITIVE) ok = ok && x > 0;
     if (known->rule == KEY_NONNEG) ok = ok && x >= 0;
     if (known->rule == KEY_COUNT) ok = ok && x >= 1 && x == floor(x);
+    if (known->rule == KEY_NATURAL) ok = ok && x >= 0 && x == floor(x);
     CHECK(ok, "%s: %s = %g out of range", name, key, x);
   }
   CHECK(isnan(custom_numeric(m, "svi.step")) || isnan(custom_numeric(m, "svi.step_abs")),
         "%s: svi.step and svi.step_abs both given", name);
 }
 
-// the paper's h and N as svi.step_abs / svi.max_steps, and a pre-impact keyframe
+// the paper's h and N as svi.step_abs / svi.max_steps, and the pre-impact keyframes
 static void check_paper_settings(const char* name, const mjModel* m, const paper_example* ex) {
   double h = custom_numeric(m, "svi.step_abs"), N = custom_numeric(m, "svi.max_steps");
   CHECK(h == ex->h, "%s: svi.step_abs = %g, paper h = %g", name, h, ex->h);
   CHECK(N == ex->N, "%s: svi.max_steps = %g, paper N = %d", name, N, ex->N);
   CHECK(m->nv == ex->nv, "%s: nv = %d, paper %d dofs", name, m->nv, ex->nv);
   CHECK(mj_name2id(m, mjOBJ_KEY, "impact") >= 0, "%s: no keyframe \"impact\"", name);
+  CHECK(mj_name2id(m, mjOBJ_KEY, "touch") >= 0, "%s: no keyframe \"touch\"", name);
 }
 
 // from the "impact" keyframe (or qpos0): exactly the expected contacts at the start, and all
@@ -392,21 +414,85 @@ static void check_against_core(const char* name, const mjModel* m, mjData* d) {
           name, ex.contact_names[k], con->friction[0], ex.mu[k]);
   }
 
-  int key = mj_name2id(m, mjOBJ_KEY, "impact");
-  if (key >= 0) {
+  // "impact": the paper's velocity a little before contact; "touch": the same, contacts closed
+  const char* keys[2] = {"impact", "touch"};
+  const double qtol[2] = {3e-4, 1e-8};
+  for (int i=0; i < 2; i++) {
+    int key = mj_name2id(m, mjOBJ_KEY, keys[i]);
+    CHECK(key >= 0, "%s: no keyframe \"%s\"", name, keys[i]);
+    if (key < 0) continue;
     double ev = 0, eq = 0;
     for (int j=0; j < nv; j++) {
       ev = fmax(ev, fabs(m->key_qvel[key*nv + j] - ex.v[j]));
       eq = fmax(eq, fabs(m->key_qpos[key*m->nq + j] - m->qpos0[j]));
     }
-    CHECK(ev <= 1e-12, "%s: keyframe impact qvel differs from the reference v by %g", name, ev);
-    CHECK(eq <= 3e-4, "%s: keyframe impact qpos is %g from the touching pose qpos0", name, eq);
+    CHECK(ev <= 1e-12, "%s: keyframe %s qvel differs from the reference v by %g", name, keys[i], ev);
+    CHECK(eq <= qtol[i], "%s: keyframe %s qpos is %g from the touching pose qpos0", name, keys[i],
+          eq);
   }
   CHECK(ex.h == find_paper(name)->h && ex.N == find_paper(name)->N,
         "%s: reference h, N = %g, %d differ from the table here", name, ex.h, ex.N);
   free(M);
   free(jac2);
   free(jac1);
+}
+#endif
+
+#ifdef SVI_TEST_MODELS_PLUGIN
+// the plugin's own parser accepts the configuration, and svi_step finds the expected event
+static void check_plugin(const char* name, const mjModel* m, mjData* d) {
+  svi_config cfg;
+  char err[500] = "";
+  int r = svi_config_from_model(m, &cfg, err, sizeof(err));
+  CHECK(r == 1, "%s: svi_config_from_model = %d: %s", name, r, err);
+  if (r != 1) return;
+  const paper_example* px = find_paper(name);
+  if (px) {
+    CHECK(cfg.step_abs == px->h && cfg.max_steps == px->N, "%s: plugin reads h %g, N %d", name,
+          cfg.step_abs, cfg.max_steps);
+  }
+
+  // paper models from "touch": the event is in the first step; others from "impact"
+  int key = mj_name2id(m, mjOBJ_KEY, px ? "touch" : "impact");
+  if (key < 0) return;
+  mj_resetDataKeyframe(m, d, key);
+  mj_forward(m, d);
+  double p[MAX_EXPECT][3];
+  int n = expected_contacts(name, m, d, p);
+  if (n == 0) return;
+  svi_instance* in = svi_attach(m, d, err, sizeof(err));
+  CHECK(in != NULL, "%s: svi_attach: %s", name, err);
+  if (!in) return;
+  for (int s=0; s < 20 && svi_event_count(in) == 0; s++) svi_step(m, d);
+  const svi_event* ev = svi_event_count(in) ? svi_event_get(in, 0) : NULL;
+  CHECK(ev != NULL, "%s: no impact event within 20 steps", name);
+  if (ev) {
+    CHECK(ev->ncontact == n, "%s: the event has %d contacts, expected %d", name, ev->ncontact, n);
+    // the log records the first SVI_EVENT_MAX_CONTACTS contacts of an event
+    int nrec = ev->ncontact < SVI_EVENT_MAX_CONTACTS ? ev->ncontact : SVI_EVENT_MAX_CONTACTS;
+    int found = 0;
+    for (int c=0; c < nrec; c++) {
+      int hit = 0;
+      for (int k=0; k < n; k++) hit |= dist3(ev->pos[c], p[k]) <= kPosTol;
+      found += hit;
+    }
+    CHECK(found == nrec, "%s: %d of the event's %d recorded contacts at expected points", name,
+          found, nrec);
+  }
+  svi_example ex;
+  if (ev && px && svi_example_get(name, &ex) == SVI_OK && ex.nv == m->nv) {
+    CHECK(ev->time == 0, "%s: from \"touch\" the event is at t = %g, want 0", name, ev->time);
+    for (int k=0; k < ex.nc && k < n; k++) {
+      double vn = 0;
+      for (int j=0; j < ex.nv; j++) vn += ex.Jn[k*ex.nv + j]*ex.v[j];
+      int c = 0;
+      while (c < ev->ncontact && dist3(ev->pos[c], p[k]) > 1e-6) c++;
+      CHECK(c < ev->ncontact && fabs(ev->vn_before[c] - vn) <= 1e-9,
+            "%s: contact %s J_n v = %g in the event, %g in the paper", name, ex.contact_names[k],
+            c < ev->ncontact ? ev->vn_before[c] : NAN, vn);
+    }
+  }
+  svi_detach(d);
 }
 #endif
 
@@ -436,6 +522,9 @@ static void check_model(const char* dir, const char* file) {
 #ifdef SVI_TEST_MODELS_CORE
   if (ex) check_against_core(name, m, d);
 #endif
+#ifdef SVI_TEST_MODELS_PLUGIN
+  check_plugin(name, m, d);
+#endif
 
   printf("%-16s nq %2d nv %2d ngeom %3d nkey %d%s\n", name, m->nq, m->nv, m->ngeom, m->nkey,
          ex ? "  (paper example)" : "");
@@ -443,7 +532,14 @@ static void check_model(const char* dir, const char* file) {
   mj_deleteModel(m);
 }
 
+// MuJoCo's default warning handler also appends to MUJOCO_LOG.TXT in the working directory; the
+// counters in d->warning are what the test checks
+static void print_warning(const char* msg) {
+  fprintf(stderr, "MuJoCo warning: %s\n", msg);
+}
+
 int main(int argc, char** argv) {
+  mju_user_warning = print_warning;
   if (argc != 2) {
     fprintf(stderr, "usage: %s <models-dir>\n", argv[0]);
     return 2;
@@ -475,6 +571,9 @@ int main(int argc, char** argv) {
 
 #ifndef SVI_TEST_MODELS_CORE
   printf("(built without -DSVI_TEST_MODELS_CORE: no comparison with svi_examples.c)\n");
+#endif
+#ifndef SVI_TEST_MODELS_PLUGIN
+  printf("(built without -DSVI_TEST_MODELS_PLUGIN: no svi_step checks)\n");
 #endif
   for (int i=0; i < n; i++) check_model(argv[1], files[i]);
   return svi_test_finish();

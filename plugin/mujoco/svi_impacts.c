@@ -43,20 +43,43 @@ static double effective_impact_speed(const svi_instance* in, const mjModel* m) {
   return in->cfg.impact_speed > rest ? in->cfg.impact_speed : rest;
 }
 
+/* Was this contact touching in the previous step?  Same geom pair, and a contact point within
+ * the persistence radius (a sliding or rolling contact moves; a corner landing elsewhere on the
+ * same pair of geoms is a new contact). */
+static int was_touching(const svi_instance* in, const mjContact* c) {
+  double r = fmax(10 * in->cfg.band, 0.005);
+  for (int i = 0; i < in->ntouch; i++) {
+    const double* t = in->touch + 5 * i;
+    if ((int)t[0] != c->geom1 || (int)t[1] != c->geom2) continue;
+    double dx = t[2] - c->pos[0], dy = t[3] - c->pos[1], dz = t[4] - c->pos[2];
+    if (dx * dx + dy * dy + dz * dz <= r * r) return 1;
+  }
+  return 0;
+}
+
 /* Collect the active contacts into in->cidx / in->vn; returns their number, or -1 if there is no
- * impact event this step. */
+ * impact event this step.  Only a new contact (not touching in the previous step) triggers an
+ * event: an approaching sustained contact is continuous dynamics, MuJoCo's solver carries it. */
 static int detect(svi_instance* in, const mjModel* m, const mjData* d, int* napproach) {
   double vimp = effective_impact_speed(in, m), band = in->cfg.band, win = in->cfg.window;
   int n = 0, trigger = 0, overflow = 0;
   *napproach = 0;
+  in->ntouch_next = 0;
   for (int i = 0; i < d->ncon; i++) {
     const mjContact* c = d->contact + i;
     if (c->exclude > 1) continue;   /* 1 = "in gap": reported early, exactly what we want */
     mjtNum gap = c->dist - c->includemargin;
     mjtNum vn = normal_velocity(m, d, c);
     int touching = gap <= band;
+    int sustained = was_touching(in, c);
+    /* sustained contact for the next step: crossed, or in the band and either slow or already
+     * sustained (hysteresis: a contact is new again only after it leaves the band) */
+    if ((gap <= 0 || (touching && (vn >= -vimp || sustained))) && in->ntouch_next < in->touch_cap) {
+      double* t = in->touch_next + 5 * in->ntouch_next++;
+      t[0] = c->geom1; t[1] = c->geom2; t[2] = c->pos[0]; t[3] = c->pos[1]; t[4] = c->pos[2];
+    }
     if (!touching && !(vn < 0 && gap <= -vn * win)) continue;
-    if (gap <= 0 && vn < -vimp) trigger = 1;
+    if (gap <= 0 && vn < -vimp && !sustained) trigger = 1;
     if (vn < -vimp) (*napproach)++;
     if (n == in->nc_max) { overflow = 1; continue; }
     in->cidx[n] = i;

@@ -28,6 +28,10 @@ struct svi_instance {
   svi_counters counters;
   int        warned_overflow, warned_setup;
   long long  pseudo_ambiguous;     /* keep rule with several valid modes (tie-broken) */
+  /* contacts touching in the previous step (sustained contact never triggers an event) */
+  int        touch_cap, ntouch, ntouch_next;
+  double*    touch;                /* touch_cap x 5: geom1, geom2, pos */
+  double*    touch_next;
 };
 
 /* svi_step.c: a new log entry holding the pending snapshot */

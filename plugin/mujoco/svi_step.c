@@ -48,12 +48,14 @@ static void reg_put(const mjData* d, svi_instance* in, int failed) {
 /* ---------------------------------------------------------------------------------------------
  * Snapshots: everything mj_step reads that the user or the step may change.
  */
+static int touch_capacity(const mjModel* m) { return m->nconmax > 0 ? m->nconmax : 1; }
+
 static int snapshot_size(const mjModel* m) {
-  return 1 + m->nq + m->nv + m->na + m->nv + m->nu + m->nv + 6 * m->nbody + 3 * m->nmocap +
+  return 1 + 1 + 5 * touch_capacity(m) + m->nq + m->nv + m->na + m->nv + m->nu + m->nv + 6 * m->nbody + 3 * m->nmocap +
          4 * m->nmocap + m->nuserdata;
 }
 
-static void copy_state(const mjModel* m, mjData* d, double* buf, int save) {
+static void copy_state(const mjModel* m, mjData* d, double* buf, int save, svi_instance* in) {
   struct { mjtNum* p; int n; } parts[] = {
     {d->qpos, m->nq}, {d->qvel, m->nv}, {d->act, m->na}, {d->qacc_warmstart, m->nv},
     {d->ctrl, m->nu}, {d->qfrc_applied, m->nv}, {d->xfrc_applied, 6 * m->nbody},
@@ -61,6 +63,15 @@ static void copy_state(const mjModel* m, mjData* d, double* buf, int save) {
   double* b = buf;
   if (save) *b = d->time; else d->time = *b;
   b++;
+  int cap = touch_capacity(m);
+  if (save) {
+    *b = in->ntouch;
+    memcpy(b + 1, in->touch, sizeof(double) * 5 * (size_t)in->ntouch);
+  } else {
+    in->ntouch = (int)*b;
+    memcpy(in->touch, b + 1, sizeof(double) * 5 * (size_t)in->ntouch);
+  }
+  b += 1 + 5 * cap;
   for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
     if (parts[i].n <= 0) continue;
     if (save) memcpy(b, parts[i].p, sizeof(mjtNum) * (size_t)parts[i].n);
@@ -79,6 +90,8 @@ static void free_instance(svi_instance* in) {
   free(in->events);
   free(in->cidx);
   free(in->kept);
+  free(in->touch);
+  free(in->touch_next);
   free(in);
 }
 
@@ -117,8 +130,11 @@ svi_instance* svi_attach(const mjModel* m, mjData* d, char* err, int errlen) {
   in->block = calloc(need + 1, sizeof(double));
   in->events = calloc((size_t)in->log_cap, sizeof(svi_event));
   in->cidx = calloc((size_t)ncmax, sizeof(int));
+  in->touch_cap = touch_capacity(m);
+  in->touch = calloc((size_t)in->touch_cap * 5, sizeof(double));
+  in->touch_next = calloc((size_t)in->touch_cap * 5, sizeof(double));
   in->kept = calloc((size_t)ncmax, sizeof(int));
-  if (!in->block || !in->events || !in->cidx || !in->kept) {
+  if (!in->block || !in->events || !in->cidx || !in->kept || !in->touch || !in->touch_next) {
     snprintf(err, (size_t)errlen, "svi: out of memory for the event log (%d events)", in->log_cap);
     free_instance(in);
     return NULL;
@@ -181,7 +197,7 @@ svi_event* log_append_event(svi_instance* in) {
 int svi_event_restore(svi_instance* in, const mjModel* m, mjData* d, int i) {
   const svi_event* ev = svi_event_get(in, i);
   if (!ev || !m || !d) return SVI_ERR_ARG;
-  copy_state(m, d, in->snaps + (size_t)ev->slot * in->snap_size, 0);
+  copy_state(m, d, in->snaps + (size_t)ev->slot * in->snap_size, 0, in);
   in->next_index = ev->index;
   in->log_count = i;
   mj_forward(m, d);
@@ -228,9 +244,14 @@ int svi_step(const mjModel* m, mjData* d) {
     mj_step(m, d);
     return 0;
   }
-  copy_state(m, d, in->pending, 1);
+  copy_state(m, d, in->pending, 1, in);
   mj_step1(m, d);
   int events = svi_resolve_impacts(in, m, d, law);
+  /* this step's touching contacts become the previous step's for the next one */
+  double* t = in->touch;
+  in->touch = in->touch_next;
+  in->touch_next = t;
+  in->ntouch = in->ntouch_next;
   mj_step2(m, d);
   if (events > 0) svi_measure_native(in, m, d);
   return events;
