@@ -71,6 +71,7 @@ BEGIN {
   print ""
   print "  <custom>"
   print "    <text name=\"svi.plugin\" data=\"svi.impact\"/>"
+  if (N > 56) print "    <numeric name=\"svi.max_contacts\" data=\"" N + 8 "\"/>"
   print "  </custom>"
   print ""
   print "  <visual>"

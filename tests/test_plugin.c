@@ -102,6 +102,27 @@ static void test_native_identity(void) {
   mj_deleteData(a); mj_deleteData(b); mj_deleteModel(m);
 }
 
+/* --- an mjData stepped with another model (or freed without svi_detach and reused) ---------- */
+static void test_stale_instance(void) {
+  mjModel* m1 = load(write_model("stale1", BLOCK_XML("<text name='svi.plugin' data='svi.impact'/>")));
+  mjModel* m2 = load(write_model("stale2", "<mujoco><custom><text name='svi.plugin' data='svi.impact'/></custom>"
+      "<worldbody><geom type='plane' size='5 5 .1'/><body pos='0 0 .3'><freejoint/><geom type='box' size='.1 .1 .1'/></body></worldbody></mujoco>"));
+  /* the real case: free without detach, then a new mjData of another model at the same address */
+  mjData* a = mj_makeData(m1);
+  start(m1, a);
+  for (int i = 0; i < 10; i++) svi_step(m1, a);
+  mj_deleteData(a);                      /* no svi_detach */
+  mjData* b = mj_makeData(m2);           /* may reuse the address */
+  int events = 0;
+  for (int i = 0; i < 600; i++) events += svi_step(m2, b) > 0;
+  CHECK(events == 1 && svi_instance_of(b) && svi_event_get(svi_instance_of(b), 0)->ncontact == 4,
+        "stale instance replaced: the box lands with one 4-contact event (%d events)", events);
+  svi_detach(b);
+  mj_deleteData(b);
+  mj_deleteModel(m1);
+  mj_deleteModel(m2);
+}
+
 /* --- unique outcomes: sphere and a box corner hitting a plane -------------------------------- */
 /* run until time T with either stepper, return the state */
 static void run(const mjModel* m, mjData* d, double T, int use_svi) {
@@ -385,6 +406,7 @@ int main(int argc, char** argv) {
   if (argc > 2) snprintf(tmpdir, sizeof(tmpdir), "%s", argv[2]);
   test_config();
   test_native_identity();
+  test_stale_instance();
   test_sphere();
   test_box_corner();
   test_block_log();

@@ -7,6 +7,7 @@
 struct svi_instance {
   const mjModel* m;
   mjData*        d;
+  int            nv, nconmax;         /* of the model attached (stale-entry check) */
   svi_config     cfg;
   int            law_override;     /* -1 = use cfg.law */
   int            has_once, once_law;

@@ -108,6 +108,8 @@ svi_instance* svi_attach(const mjModel* m, mjData* d, char* err, int errlen) {
   if (svi_config_from_model(m, &in->cfg, err, errlen) < 0) { free(in); return NULL; }
   in->m = m;
   in->d = d;
+  in->nv = m->nv;
+  in->nconmax = m->nconmax;
   in->law_override = -1;
   int nv = m->nv;
   int ncmax = in->cfg.max_contacts;
@@ -221,6 +223,12 @@ int svi_event_resample(svi_instance* in, const mjModel* m, mjData* d, int i, uin
  */
 int svi_step(const mjModel* m, mjData* d) {
   svi_instance* in = svi_instance_of(d);
+  /* a stale entry: the mjData was freed without svi_detach and its address reused, or the data
+   * is stepped with another model -- start afresh */
+  if (in && (in->m != m || in->nv != m->nv || in->nconmax != m->nconmax)) {
+    svi_detach(d);
+    in = NULL;
+  }
   if (!in) {
     pthread_mutex_lock(&registry_lock);
     reg_entry* e = reg_find(d);
