@@ -2,7 +2,7 @@
 # Installs the Debian bookworm packages svi builds and tests with (skips what is already there).
 set -euo pipefail
 PKGS=(build-essential cmake pkg-config libmujoco-dev libqhull-dev liblapacke-dev libcairo2-dev libglfw3-dev
-      libsiconos-numerics-dev xvfb xdotool)
+      libsiconos-numerics-dev xvfb xauth xdotool libgl1-mesa-dri)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

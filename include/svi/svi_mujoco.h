@@ -142,6 +142,30 @@ int svi_current_problem(svi_instance* in, const mjModel* m, mjData* d, svi_probl
 int svi_native_outcome(const mjModel* m, mjData* d, const svi_problem_def* def, double horizon,
                        double* vn_out);
 
+/* Event i's outcome with another seed and/or law, computed exactly as svi_event_resample would
+ * (same problem, same sample index) but on a scratch mjData and without touching the log:
+ * scratch is left mid-step (post-impact qvel, before mj_step2; call mj_step2 to continue a
+ * roll-out).  qvel_out: nv values. */
+int svi_event_preview(svi_instance* in, const mjModel* m, mjData* scratch, int i, uint64_t seed,
+                      svi_law law, double* qvel_out);
+
+/* The record (contacts, J_n v after, impulses, class...) of the last svi_event_preview. */
+const svi_event* svi_last_preview(const svi_instance* in);
+
+/* Load event i's pre-impact snapshot into scratch (then mj_forward). */
+int svi_event_load(svi_instance* in, const mjModel* m, mjData* scratch, int i);
+
+/* The impact problem of event i, rebuilt from its snapshot on scratch (pointers valid until the
+ * instance's next step); returns the number of contacts, 0 on failure. */
+int svi_event_problem(svi_instance* in, const mjModel* m, mjData* scratch, int i,
+                      svi_problem_def* def);
+
+/* Save / load the instance's whole mutable state (event log with snapshots, touching contacts,
+ * counters, overrides): with mj_copyData this makes an exact undo point. */
+size_t svi_instance_state_size(const svi_instance* in);
+void   svi_instance_save(const svi_instance* in, void* buf);
+void   svi_instance_load(svi_instance* in, const void* buf);
+
 /* Counters since attach. */
 typedef struct {
   long long steps, events, lcps, fallbacks, native_steps;

@@ -273,7 +273,8 @@ int svi_resolve_impacts(svi_instance* in, const mjModel* m, mjData* d, svi_law l
     nkept = svi_pseudo_impulse(in, d->qvel, d->qacc_smooth, vplus, kept);
   }
 
-  svi_event* ev = log_append_event(in);
+  svi_event* ev = in->preview ? &in->preview_event : log_append_event(in);
+  if (in->preview) memset(ev, 0, sizeof(*ev));
   ev->index = (int)index;
   ev->time = d->time;
   ev->ncontact = nc;
@@ -287,16 +288,18 @@ int svi_resolve_impacts(svi_instance* in, const mjModel* m, mjData* d, svi_law l
   ev->nt = nt;
   ev->nkept = nkept;
   ev->ke_before = ke0;
-  in->counters.events++;
-  in->counters.lcps += lcps;
-  if (fallback >= 2) in->counters.fallbacks++;
+  if (!in->preview) {
+    in->counters.events++;
+    in->counters.lcps += lcps;
+    if (fallback >= 2) in->counters.fallbacks++;
+  }
 
   if (!native) {
     svi_impact_last_impulse(in->imp, in->lam);
     memcpy(d->qvel, vplus, sizeof(double) * nv);
   }
   ev->ke_after = kinetic(m, in->M, d->qvel);
-  if (ke0 > 0 && ev->ke_after / ke0 > in->counters.max_energy_ratio)
+  if (!in->preview && ke0 > 0 && ev->ke_after / ke0 > in->counters.max_energy_ratio)
     in->counters.max_energy_ratio = ev->ke_after / ke0;
 
   /* per-contact record (the first SVI_EVENT_MAX_CONTACTS) */

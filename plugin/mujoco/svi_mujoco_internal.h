@@ -28,11 +28,14 @@ struct svi_instance {
   long long  next_index;           /* running event number */
   svi_counters counters;
   int        warned_overflow, warned_setup;
+  int        preview;              /* resolving for svi_event_preview: no log, no counters */
+  svi_event  preview_event;        /* its record */
   long long  pseudo_ambiguous;     /* keep rule with several valid modes (tie-broken) */
   /* contacts touching in the previous step (sustained contact never triggers an event) */
   int        touch_cap, ntouch, ntouch_next;
   double*    touch;                /* touch_cap x 5: geom1, geom2, pos */
   double*    touch_next;
+  double*    touch_save;           /* svi_event_preview keeps the live list here */
 };
 
 /* svi_step.c: a new log entry holding the pending snapshot */

@@ -92,6 +92,7 @@ static void free_instance(svi_instance* in) {
   free(in->kept);
   free(in->touch);
   free(in->touch_next);
+  free(in->touch_save);
   free(in);
 }
 
@@ -101,7 +102,8 @@ svi_instance* svi_attach(const mjModel* m, mjData* d, char* err, int errlen) {
   err[0] = 0;
   if (!m || !d) { snprintf(err, (size_t)errlen, "svi: NULL model or data"); return NULL; }
   svi_instance* old = svi_instance_of(d);
-  if (old) return old;
+  if (old && old->m == m && old->nv == m->nv && old->nconmax == m->nconmax) return old;
+  if (old) svi_detach(d);   /* stale: the mjData was freed without svi_detach and reused */
 
   svi_instance* in = calloc(1, sizeof(*in));
   if (!in) { snprintf(err, (size_t)errlen, "svi: out of memory"); return NULL; }
@@ -135,8 +137,9 @@ svi_instance* svi_attach(const mjModel* m, mjData* d, char* err, int errlen) {
   in->touch_cap = touch_capacity(m);
   in->touch = calloc((size_t)in->touch_cap * 5, sizeof(double));
   in->touch_next = calloc((size_t)in->touch_cap * 5, sizeof(double));
+  in->touch_save = calloc((size_t)in->touch_cap * 5, sizeof(double));
   in->kept = calloc((size_t)ncmax, sizeof(int));
-  if (!in->block || !in->events || !in->cidx || !in->kept || !in->touch || !in->touch_next) {
+  if (!in->block || !in->events || !in->cidx || !in->kept || !in->touch || !in->touch_next || !in->touch_save) {
     snprintf(err, (size_t)errlen, "svi: out of memory for the event log (%d events)", in->log_cap);
     free_instance(in);
     return NULL;
@@ -216,6 +219,95 @@ int svi_event_resample(svi_instance* in, const mjModel* m, mjData* d, int i, uin
   int n = svi_step(m, d);
   in->has_once = 0;
   return n == 1 ? SVI_OK : SVI_ERR_ARG;
+}
+
+int svi_event_preview(svi_instance* in, const mjModel* m, mjData* scratch, int i, uint64_t seed,
+                      svi_law law, double* qvel_out) {
+  const svi_event* ev = svi_event_get(in, i);
+  if (!ev || !m || !scratch || !qvel_out || !in->imp) return SVI_ERR_ARG;
+  /* the live instance's step-to-step state is kept aside: the snapshot restores its own */
+  int ntouch = in->ntouch, has_once = in->has_once, once_law = in->once_law;
+  uint64_t once_seed = in->once_seed;
+  long long next = in->next_index;
+  memcpy(in->touch_save, in->touch, sizeof(double) * 5 * (size_t)ntouch);
+  copy_state(m, scratch, in->snaps + (size_t)ev->slot * in->snap_size, 0, in);
+  in->next_index = ev->index;
+  in->has_once = 1;
+  in->once_seed = seed;
+  in->once_law = (int)law;
+  in->preview = 1;
+  mj_step1(m, scratch);
+  int n = law == SVI_LAW_NATIVE ? 0 : svi_resolve_impacts(in, m, scratch, law);
+  memcpy(qvel_out, scratch->qvel, sizeof(mjtNum) * m->nv);
+  in->preview = 0;
+  in->has_once = has_once;
+  in->once_law = once_law;
+  in->once_seed = once_seed;
+  in->next_index = next;
+  memcpy(in->touch, in->touch_save, sizeof(double) * 5 * (size_t)ntouch);
+  in->ntouch = ntouch;
+  return n == 1 ? SVI_OK : SVI_ERR_ARG;
+}
+
+const svi_event* svi_last_preview(const svi_instance* in) { return &in->preview_event; }
+
+int svi_event_problem(svi_instance* in, const mjModel* m, mjData* scratch, int i,
+                      svi_problem_def* def) {
+  const svi_event* ev = svi_event_get(in, i);
+  if (!ev || !m || !scratch || !def || !in->imp) return 0;
+  int ntouch = in->ntouch;
+  memcpy(in->touch_save, in->touch, sizeof(double) * 5 * (size_t)ntouch);
+  copy_state(m, scratch, in->snaps + (size_t)ev->slot * in->snap_size, 0, in);
+  mj_step1(m, scratch);
+  int nc = svi_current_problem(in, m, scratch, def, NULL);
+  memcpy(in->touch, in->touch_save, sizeof(double) * 5 * (size_t)ntouch);
+  in->ntouch = ntouch;
+  return nc;
+}
+
+int svi_event_load(svi_instance* in, const mjModel* m, mjData* scratch, int i) {
+  const svi_event* ev = svi_event_get(in, i);
+  if (!ev || !m || !scratch) return SVI_ERR_ARG;
+  int ntouch = in->ntouch;
+  memcpy(in->touch_save, in->touch, sizeof(double) * 5 * (size_t)ntouch);
+  copy_state(m, scratch, in->snaps + (size_t)ev->slot * in->snap_size, 0, in);
+  memcpy(in->touch, in->touch_save, sizeof(double) * 5 * (size_t)ntouch);
+  in->ntouch = ntouch;
+  mj_forward(m, scratch);
+  return SVI_OK;
+}
+
+/* The instance's mutable state: log, snapshots, touching list, counters, overrides. */
+size_t svi_instance_state_size(const svi_instance* in) {
+  return sizeof(int) * 4 + sizeof(long long) + sizeof(svi_counters) + sizeof(svi_config) +
+         sizeof(double) * 5 * (size_t)in->touch_cap + sizeof(svi_event) * (size_t)in->log_cap +
+         sizeof(double) * (size_t)in->log_cap * (size_t)in->snap_size;
+}
+
+void svi_instance_save(const svi_instance* in, void* buf) {
+  char* b = buf;
+#define PUT(x, n) do { memcpy(b, (x), (n)); b += (n); } while (0)
+  PUT(&in->log_start, sizeof(int)); PUT(&in->log_count, sizeof(int));
+  PUT(&in->ntouch, sizeof(int)); PUT(&in->law_override, sizeof(int));
+  PUT(&in->next_index, sizeof(long long)); PUT(&in->counters, sizeof(svi_counters));
+  PUT(&in->cfg, sizeof(svi_config));
+  PUT(in->touch, sizeof(double) * 5 * (size_t)in->touch_cap);
+  PUT(in->events, sizeof(svi_event) * (size_t)in->log_cap);
+  PUT(in->snaps, sizeof(double) * (size_t)in->log_cap * (size_t)in->snap_size);
+#undef PUT
+}
+
+void svi_instance_load(svi_instance* in, const void* buf) {
+  const char* b = buf;
+#define GET(x, n) do { memcpy((x), b, (n)); b += (n); } while (0)
+  GET(&in->log_start, sizeof(int)); GET(&in->log_count, sizeof(int));
+  GET(&in->ntouch, sizeof(int)); GET(&in->law_override, sizeof(int));
+  GET(&in->next_index, sizeof(long long)); GET(&in->counters, sizeof(svi_counters));
+  GET(&in->cfg, sizeof(svi_config));
+  GET(in->touch, sizeof(double) * 5 * (size_t)in->touch_cap);
+  GET(in->events, sizeof(svi_event) * (size_t)in->log_cap);
+  GET(in->snaps, sizeof(double) * (size_t)in->log_cap * (size_t)in->snap_size);
+#undef GET
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -464,6 +464,7 @@ int main(int argc, char** argv) {
     free(cloud); free(path); free(traj); free(va); free(vb); free(vout);
   }
   free(V); free(acc); free(lcps); free(vn); free(vn0); free(cls); free(cc); free(ap); free(vseq); free(order);
+  free(pb.M); free(pb.Jn); free(pb.Jt); free(pb.mu); free(pb.v); free(pb.cname); free(pb.native_vn);
   svi_impact_destroy(s);
   return rc < 0 ? 1 : 0;
 }
