@@ -10,6 +10,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <GLFW/glfw3.h>
+#include <GL/gl.h>
 #include <cairo.h>
 #include <math.h>
 #include <stdio.h>
@@ -69,6 +70,7 @@ typedef struct {
   double sim_per_frame;
   long long frames;
   double last_resample_ms;
+  double click_t0;               /* resample start: measured to the first frame that shows it */
 } viewer;
 
 static double now_ms(void) {
@@ -180,6 +182,7 @@ static void resample(viewer* v, uint64_t seed, svi_law law) {
     return;
   }
   double t0 = now_ms();
+  v->click_t0 = t0;
   record_undo(v, v->undo, &v->nundo);
   clear_redo(v);
   int sel = v->selected;
@@ -488,10 +491,9 @@ static void add_event_arrows(viewer* v) {
 }
 
 /* mjr_text places text relative to the current GL viewport, which mjr_rectangle leaves at its own
- * rectangle: reset it to the whole window with an invisible rectangle first. */
+ * rectangle: reset it to the whole window first. */
 static void draw_text(viewer* v, const char* s, double x, double y, float r, float g, float b) {
-  mjrRect full = {0, 0, v->width, v->height};
-  mjr_rectangle(full, 0, 0, 0, 0);
+  glViewport(0, 0, v->width, v->height);
   mjr_text(mjFONT_NORMAL, s, &v->con, (float)(x / v->width), (float)(1 - y / v->height), r, g, b);
 }
 
@@ -733,6 +735,12 @@ static void frame(viewer* v, double fps) {
   render(v, fps);
   glfwSwapBuffers(v->win);
   v->frames++;
+  if (v->click_t0 > 0) {   /* the new outcome, its ghosts and its inset are on screen now */
+    glFinish();
+    printf("resample_to_frame_ms=%.1f\n", now_ms() - v->click_t0);
+    fflush(stdout);
+    v->click_t0 = 0;
+  }
 }
 
 static void usage(FILE* f) {
@@ -743,6 +751,7 @@ static void usage(FILE* f) {
     "  --ghosts K        alternatives drawn as ghosts (default 16, max %d)\n"
     "  --inset N         samples in the inset plot (default 256, max %d)\n"
     "  --paused          start paused\n"
+    "  --quality         multisampling, shadows, reflections (off by default: slow in software GL)\n"
     "Press F1 in the window for the controls.\n", MAX_GHOSTS, MAX_INSET);
 }
 
@@ -751,7 +760,7 @@ int main(int argc, char** argv) {
   viewer* v = &V;
   the_viewer = v;
   const char* script = NULL;
-  int w = 1280, h = 800, start_paused = 0;
+  int w = 1280, h = 800, start_paused = 0, quality = 0;
   v->nghost = 16;
   v->ninset = 256;
   for (int i = 1; i < argc; i++) {
@@ -764,6 +773,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(a, "--ghosts") && x) { v->nghost = atoi(x); i++; }
     else if (!strcmp(a, "--inset") && x) { v->ninset = atoi(x); i++; }
     else if (!strcmp(a, "--paused")) start_paused = 1;
+    else if (!strcmp(a, "--quality")) quality = 1;
     else if (a[0] != '-' && !v->path[0]) snprintf(v->path, sizeof(v->path), "%s", a);
     else { fprintf(stderr, "svi-viewer: unknown option '%s'\n", a); usage(stderr); return 2; }
   }
@@ -798,7 +808,9 @@ int main(int argc, char** argv) {
   v->paused = start_paused;
 
   if (!glfwInit()) { fprintf(stderr, "svi-viewer: cannot initialise GLFW (no display?)\n"); return 1; }
-  glfwWindowHint(GLFW_SAMPLES, 4);
+  /* software OpenGL (Mesa llvmpipe, e.g. under Xvfb) renders multisampling, shadows and
+   * reflections on the CPU: off by default there, --quality turns them back on */
+  glfwWindowHint(GLFW_SAMPLES, quality ? 4 : 0);
   v->win = glfwCreateWindow(w, h, "svi-viewer: set-valued impacts", NULL, NULL);
   if (!v->win) { fprintf(stderr, "svi-viewer: cannot create a window\n"); return 1; }
   glfwMakeContextCurrent(v->win);
@@ -810,6 +822,9 @@ int main(int argc, char** argv) {
   mjr_defaultContext(&v->con);
   mjv_makeScene(v->m, &v->scn, 2000 + (MAX_GHOSTS + 2) * v->m->ngeom);
   mjr_makeContext(v->m, &v->con, mjFONTSCALE_150);
+  v->scn.flags[mjRND_SHADOW] = (mjtByte)quality;
+  v->scn.flags[mjRND_REFLECTION] = (mjtByte)quality;
+  v->scn.flags[mjRND_SKYBOX] = (mjtByte)quality;
   v->cam.lookat[0] = v->m->stat.center[0];
   v->cam.lookat[1] = v->m->stat.center[1];
   v->cam.lookat[2] = v->m->stat.center[2];
