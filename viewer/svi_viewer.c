@@ -186,11 +186,20 @@ static void resample(viewer* v, uint64_t seed, svi_law law) {
   record_undo(v, v->undo, &v->nundo);
   clear_redo(v);
   int sel = v->selected;
-  svi_event_resample(v->in, v->m, v->d, sel, seed, law);
-  v->selected = svi_event_count(v->in) - 1;
+  int st = svi_event_resample(v->in, v->m, v->d, sel, seed, law);
   mj_forward(v->m, v->d);
   v->last_resample_ms = now_ms() - t0;
   v->ghost_event = -1;   /* ghosts follow the event; the inset keeps its set, marks the new outcome */
+  if (st != SVI_OK || svi_event_count(v->in) == 0) {
+    /* the native law logs no event: MuJoCo's soft contact resolves the impact over its steps */
+    v->selected = svi_event_count(v->in) - 1;
+    v->inset_event = -1;
+    printf("resample law=%s: no event logged (MuJoCo resolves it) state=%016llx\n", law_name(law),
+           state_hash(v->m, v->d));
+    fflush(stdout);
+    return;
+  }
+  v->selected = svi_event_count(v->in) - 1;
   print_event("resample", v, svi_event_get(v->in, v->selected));
   printf("resample_ms=%.2f\n", v->last_resample_ms);
   fflush(stdout);

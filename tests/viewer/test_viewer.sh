@@ -25,6 +25,10 @@ click-button resample
 key z
 key y
 pick 10
+key 2
+key 3
+key 4
+key z
 key f1
 screenshot $T/help.png
 quit
@@ -41,6 +45,8 @@ check "redo returns the resampled state exactly" '[ "$(field "$rd" state)" = "$(
 check "the inset shows as many points as were sampled (256)" 'grep -q "^inset event=0 points=256" "$T/out1"'
 pk=$(grep '^pick' "$T/out1")
 check "picking an inset point gives a state whose contact-normal velocities match it" '[ -n "$pk" ] && awk -v p="$(field "$pk" point)" -v s="$(field "$pk" state_vn)" "BEGIN{gsub(/[()]/,\"\",p);gsub(/[()]/,\"\",s);split(p,a,\",\");split(s,b,\",\");d1=a[1]-b[1];d2=a[2]-b[2];exit !((d1<1e-9&&d1>-1e-9)&&(d2<1e-9&&d2>-1e-9))}"'
+check "the law selector resamples under the simultaneous and sequential laws" 'grep -q "^resample event=.* law=simultaneous" "$T/out1" && grep -q "^resample event=.* law=sequential" "$T/out1"'
+check "the native law from the same snapshot does not crash and says so" 'grep -q "^resample law=native: no event logged" "$T/out1"'
 check "screenshots were written" '[ -s "$T/a0.png" ] && [ "$($PNG size "$T/a0.png")" = "1280 800" ]'
 
 # --- 2. real input: xdotool clicks the Resample button on the running window ------------------
