@@ -117,7 +117,7 @@ static int all_finite(int n, const double* x) {
 }
 
 /* In-place Cholesky M = L L^T (lower, row-major).  0 if not positive definite. */
-static int cholesky(int n, double* L) {
+int svi_cholesky(int n, double* L) {
   for (int j = 0; j < n; j++) {
     double d = L[j * n + j];
     for (int k = 0; k < j; k++) d -= L[j * n + k] * L[j * n + k];
@@ -135,7 +135,7 @@ static int cholesky(int n, double* L) {
 }
 
 /* x <- M^-1 x with M = L L^T */
-static void chol_solve(int n, const double* L, double* x) {
+void svi_cholesky_solve(int n, const double* L, double* x) {
   for (int i = 0; i < n; i++) {
     double s = x[i];
     for (int k = 0; k < i; k++) s -= L[i * n + k] * x[k];
@@ -167,7 +167,7 @@ static void build_delassus(svi_impact* s) {
   int nv = s->nv, nb = s->nb;
   for (int c = 0; c < nb; c++) {
     for (int k = 0; k < nv; k++) s->v[k] = s->Jbar[c * nv + k];
-    chol_solve(nv, s->L, s->v);
+    svi_cholesky_solve(nv, s->L, s->v);
     for (int k = 0; k < nv; k++) s->G[k * nb + c] = s->v[k];
   }
   for (int i = 0; i < nb; i++)
@@ -239,7 +239,7 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
   s->n_routh = nc * (3 + s->nd);
   memcpy(s->M, def->M, sizeof(double) * nv * nv);
   memcpy(s->L, def->M, sizeof(double) * nv * nv);
-  if (!cholesky(nv, s->L))
+  if (!svi_cholesky(nv, s->L))
     return fail(err, errlen, SVI_ERR_NOT_SPD, "mass matrix is not positive definite");
   memcpy(s->mu, def->mu, sizeof(double) * nc);
   memcpy(s->v0, def->v, sizeof(double) * nv);

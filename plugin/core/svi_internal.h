@@ -45,6 +45,10 @@ void svi_matvec(int r, int c, const double* A, const double* x, double* y);
 /* y += A x */
 void svi_matvec_add(int r, int c, const double* A, const double* x, double* y);
 double svi_min_normal(const svi_impact* s, const double* u);
+/* dense Cholesky of an n x n row-major SPD matrix in place (0 if not positive definite), and the
+ * solve x <- A^-1 x with the factor */
+int  svi_cholesky(int n, double* A);
+void svi_cholesky_solve(int n, const double* L, double* x);
 /* h in N s from the config (relative to the reference impulse unless step_abs > 0) */
 double svi_routh_h(const svi_impact* s, const svi_routh_config* cfg);
 int svi_routh_run(svi_impact* s, const svi_routh_config* cfg, const svi_sobol* sobol,

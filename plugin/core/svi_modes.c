@@ -62,38 +62,19 @@ static int solve_mode(int k, double* K, double* r, double* y, double tol, int* w
     return 1;
   }
   /* (K^T K + delta I) y = K^T r: the minimum-norm solution in the limit delta -> 0 */
-  double N[2 * MODE_MAX_NC][2 * MODE_MAX_NC], c[2 * MODE_MAX_NC];
+  double N[4 * MODE_MAX_NC * MODE_MAX_NC];
   for (int i = 0; i < k; i++) {
-    c[i] = 0;
-    for (int m = 0; m < k; m++) c[i] += K[m * k + i] * r[m];
+    y[i] = 0;
+    for (int m = 0; m < k; m++) y[i] += K[m * k + i] * r[m];
     for (int j = 0; j < k; j++) {
       double sum = 0;
       for (int m = 0; m < k; m++) sum += K[m * k + i] * K[m * k + j];
-      N[i][j] = sum;
+      N[i * k + j] = sum;
     }
-    N[i][i] += 1e-13 * kn * kn + 1e-300;
+    N[i * k + i] += 1e-13 * kn * kn + 1e-300;
   }
-  for (int j = 0; j < k; j++) {                       /* Cholesky of N in place */
-    double d = N[j][j];
-    for (int m = 0; m < j; m++) d -= N[j][m] * N[j][m];
-    if (!(d > 0)) return 0;
-    N[j][j] = sqrt(d);
-    for (int i = j + 1; i < k; i++) {
-      double sum = N[i][j];
-      for (int m = 0; m < j; m++) sum -= N[i][m] * N[j][m];
-      N[i][j] = sum / N[j][j];
-    }
-  }
-  for (int i = 0; i < k; i++) {
-    double sum = c[i];
-    for (int m = 0; m < i; m++) sum -= N[i][m] * y[m];
-    y[i] = sum / N[i][i];
-  }
-  for (int i = k - 1; i >= 0; i--) {
-    double sum = y[i];
-    for (int m = i + 1; m < k; m++) sum -= N[m][i] * y[m];
-    y[i] = sum / N[i][i];
-  }
+  if (!svi_cholesky(k, N)) return 0;
+  svi_cholesky_solve(k, N, y);
   for (int i = 0; i < k; i++) {
     double e = -r[i];
     for (int j = 0; j < k; j++) e += K[i * k + j] * y[j];

@@ -37,28 +37,9 @@ static int solve_rr(const svi_impact* s, const rowset* R, const double* b, doubl
     dmax = fmax(dmax, A[i * n + i]);
   }
   for (int i = 0; i < n; i++) A[i * n + i] += 1e-12 * dmax + 1e-300;
-  for (int j = 0; j < n; j++) {
-    double d = A[j * n + j];
-    for (int k = 0; k < j; k++) d -= A[j * n + k] * A[j * n + k];
-    if (!(d > 0)) return 0;
-    d = sqrt(d);
-    A[j * n + j] = d;
-    for (int i = j + 1; i < n; i++) {
-      double t = A[i * n + j];
-      for (int k = 0; k < j; k++) t -= A[i * n + k] * A[j * n + k];
-      A[i * n + j] = t / d;
-    }
-  }
-  for (int i = 0; i < n; i++) {
-    double t = b[i];
-    for (int k = 0; k < i; k++) t -= A[i * n + k] * x[k];
-    x[i] = t / A[i * n + i];
-  }
-  for (int i = n - 1; i >= 0; i--) {
-    double t = x[i];
-    for (int k = i + 1; k < n; k++) t -= A[k * n + i] * x[k];
-    x[i] = t / A[i * n + i];
-  }
+  if (!svi_cholesky(n, A)) return 0;
+  memcpy(x, b, sizeof(double) * n);
+  svi_cholesky_solve(n, A, x);
   return 1;
 }
 
