@@ -205,21 +205,18 @@ static void resample(viewer* v, uint64_t seed, svi_law law) {
   fflush(stdout);
 }
 
-static void undo(viewer* v) {
-  if (v->nundo == 0) return;
-  record_undo(v, v->redo, &v->nredo);
-  apply_undo_point(v, &v->undo[--v->nundo]);
-  printf("undo selected=%d state=%016llx\n", v->selected, state_hash(v->m, v->d));
+/* Undo and redo move one step through the history: the present goes onto the other stack. */
+static void history_move(viewer* v, undo_point* from, int* nfrom, undo_point* to, int* nto,
+                         const char* what) {
+  if (*nfrom == 0) return;
+  record_undo(v, to, nto);
+  apply_undo_point(v, &from[--(*nfrom)]);
+  printf("%s selected=%d state=%016llx\n", what, v->selected, state_hash(v->m, v->d));
   fflush(stdout);
 }
 
-static void redo(viewer* v) {
-  if (v->nredo == 0) return;
-  record_undo(v, v->undo, &v->nundo);
-  apply_undo_point(v, &v->redo[--v->nredo]);
-  printf("redo selected=%d state=%016llx\n", v->selected, state_hash(v->m, v->d));
-  fflush(stdout);
-}
+static void undo(viewer* v) { history_move(v, v->undo, &v->nundo, v->redo, &v->nredo, "undo"); }
+static void redo(viewer* v) { history_move(v, v->redo, &v->nredo, v->undo, &v->nundo, "redo"); }
 
 /* --------------------------------------------------------------------------------------------- */
 /* K alternatives of the selected event: the post-impact state for seeds base..base+K-1, rolled out
@@ -566,24 +563,17 @@ static void draw_inset(viewer* v) {
 }
 
 static void draw_hud(viewer* v, double fps) {
-  char l1[2048] = "", l2[2048] = "";
+  char l2[2048] = "", sel[64] = "none";
+  const char* l1 = "Time\nLaw\nSeed\nEvents\nSelected\nLCPs\nKE before\nKE after\nClass\nSpeed\nFPS";
   const svi_event* e = v->in && v->selected >= 0 ? svi_event_get(v->in, v->selected) : NULL;
-  snprintf(l1, sizeof(l1), "Time\nLaw\nSeed\nEvents\nSelected\nLCPs\nKE before\nKE after\nClass\nSpeed\nFPS");
+  /* law and seed: the selected event's own, else what the next impact will use */
+  const char* law = e ? law_name(e->law) : v->has_plugin ? law_name(v->law) : "native (no svi.plugin)";
+  unsigned long long seed = e ? e->seed : v->has_plugin ? svi_instance_config(v->in)->seed : 0;
+  if (e) snprintf(sel, sizeof(sel), "#%d at %.4f s", v->selected, e->time);
   snprintf(l2, sizeof(l2), "%.3f s%s\n%s\n%llu\n%d\n%s\n%d\n%.5g J\n%.5g J\n%s\n1/%d\n%.0f",
-           v->d->time, v->paused ? " (paused)" : "",
-           v->has_plugin ? law_name(v->law) : "native (no svi.plugin)",
-           (unsigned long long)(v->has_plugin ? svi_instance_config(v->in)->seed : 0),
-           v->in ? svi_event_count(v->in) : 0, e ? "" : "none", e ? e->lcps : 0,
-           e ? e->ke_before : 0, e ? e->ke_after : 0, e ? e->cls : "-", v->slow, fps);
-  if (e) {
-    char sel[64];
-    snprintf(sel, sizeof(sel), "#%d at %.4f s", v->selected, e->time);
-    char* p = strstr(l2, "\n\n");   /* the empty "Selected" slot after Events */
-    (void)p;
-    snprintf(l2, sizeof(l2), "%.3f s%s\n%s\n%llu\n%d\n%s\n%d\n%.5g J\n%.5g J\n%s\n1/%d\n%.0f",
-             v->d->time, v->paused ? " (paused)" : "", law_name(e->law), (unsigned long long)e->seed,
-             svi_event_count(v->in), sel, e->lcps, e->ke_before, e->ke_after, e->cls, v->slow, fps);
-  }
+           v->d->time, v->paused ? " (paused)" : "", law, seed, v->in ? svi_event_count(v->in) : 0,
+           sel, e ? e->lcps : 0, e ? e->ke_before : 0, e ? e->ke_after : 0, e ? e->cls : "-",
+           v->slow, fps);
   mjrRect full = {0, 0, v->width, v->height};
   if (!v->show_help) mjr_overlay(mjFONT_NORMAL, mjGRID_TOPLEFT, full, l1, l2, &v->con);
   if (v->show_help) {

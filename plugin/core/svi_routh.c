@@ -52,14 +52,13 @@ static int step_enumerate(svi_impact* s, const double* q, double r01, double* la
       /* complete z = [beta; lambda_bar; gamma] and check it against (75) itself */
       double* z = s->z;
       memcpy(z + nc, lam, sizeof(double) * nb);
-      memcpy(s->u, q + nc, sizeof(double) * nb);
-      svi_matvec_add(nb, nb, s->W, lam, s->u);
+      double* up = s->vn;                          /* scratch: u' = u + W lambda */
+      memcpy(up, q + nc, sizeof(double) * nb);
+      svi_matvec_add(nb, nb, s->W, lam, up);
       for (int i = 0; i < nc; i++) {
-        z[i] = s->u[i] < 0 ? -s->u[i] : 0;
-        double ut = s->u[nc + 2 * i];
-        z[nc + nb + i] = fabs(ut);
+        z[i] = up[i] < 0 ? -up[i] : 0;
+        z[nc + nb + i] = fabs(up[nc + 2 * i]);
       }
-      memcpy(s->u, q + nc, sizeof(double) * nb);   /* caller updates u itself */
       if (info) {
         memset(info, 0, sizeof(*info));
         info->residual = svi_lcp_residual(nr, s->A_routh, q, z);

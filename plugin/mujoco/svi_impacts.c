@@ -152,16 +152,6 @@ static int build_rows(svi_instance* in, const mjModel* m, mjData* d, int nc) {
   return nt;
 }
 
-static double kinetic(const mjModel* m, const double* M, const double* v) {
-  double k = 0;
-  for (int i = 0; i < m->nv; i++) {
-    double r = 0;
-    for (int j = 0; j < m->nv; j++) r += M[i * m->nv + j] * v[j];
-    k += v[i] * r;
-  }
-  return 0.5 * k;
-}
-
 /* sequential law order: the fastest-approaching contact first */
 static void approach_order(const double* vn, int nc, int* order) {
   for (int i = 0; i < nc; i++) order[i] = i;
@@ -208,32 +198,38 @@ static int acceptable(const svi_instance* in, const mjModel* m, int st, const do
                       double ke0) {
   if (st < 0) return 0;
   for (int i = 0; i < m->nv; i++) if (!isfinite(v[i])) return 0;
-  if (kinetic(m, in->M, v) > ke0 * (1 + 1e-9) + 1e-15) return 0;
+  if (svi_impact_kinetic_energy(in->imp, v) > ke0 * (1 + 1e-9) + 1e-15) return 0;
   return 1;
+}
+
+/* detect, then the impact problem of this state in def (pointers into the instance's buffers);
+ * returns the number of contacts, 0 if there is no impact event */
+static int prepare_problem(svi_instance* in, const mjModel* m, mjData* d, svi_problem_def* def,
+                           int* napproach) {
+  int nc = detect(in, m, d, napproach);
+  if (nc <= 0) return 0;
+  mj_fullM(m, in->M, d->qM);
+  int nt = build_rows(in, m, d, nc);
+  svi_problem_def p = {m->nv, nc, nt, in->M, in->Jn, in->Jt, in->mu, d->qvel};
+  *def = p;
+  return nc;
 }
 
 int svi_current_problem(svi_instance* in, const mjModel* m, mjData* d, svi_problem_def* def,
                         int* contact_index) {
   int napproach = 0;
   if (!in || !in->imp) return 0;
-  int nc = detect(in, m, d, &napproach);
-  if (nc <= 0) return 0;
-  mj_fullM(m, in->M, d->qM);
-  int nt = build_rows(in, m, d, nc);
-  svi_problem_def p = {m->nv, nc, nt, in->M, in->Jn, in->Jt, in->mu, d->qvel};
-  *def = p;
-  if (contact_index) memcpy(contact_index, in->cidx, sizeof(int) * nc);
+  int nc = prepare_problem(in, m, d, def, &napproach);
+  if (nc > 0 && contact_index) memcpy(contact_index, in->cidx, sizeof(int) * nc);
   return nc;
 }
 
 int svi_resolve_impacts(svi_instance* in, const mjModel* m, mjData* d, svi_law law) {
   int napproach = 0;
-  int nc = detect(in, m, d, &napproach);
+  svi_problem_def def;
+  int nc = prepare_problem(in, m, d, &def, &napproach);
   if (nc <= 0) return 0;
-  int nv = m->nv;
-  mj_fullM(m, in->M, d->qM);
-  int nt = build_rows(in, m, d, nc);
-  svi_problem_def def = {nv, nc, nt, in->M, in->Jn, in->Jt, in->mu, d->qvel};
+  int nv = m->nv, nt = def.nt;
   char err[256];
   int st = svi_impact_setup(in->imp, &def, err, sizeof(err));
   if (st != SVI_OK) {
@@ -248,7 +244,7 @@ int svi_resolve_impacts(svi_instance* in, const mjModel* m, mjData* d, svi_law l
   uint64_t seed = in->has_once ? in->once_seed : in->cfg.seed;
   long long index = in->next_index++;
   double* vplus = in->J2;   /* scratch, nv */
-  double ke0 = kinetic(m, in->M, d->qvel);
+  double ke0 = svi_impact_kinetic_energy(in->imp, d->qvel);
   int lcps = 0, steps = 0, finish = 0, fallback = 0;
   st = apply_law(in, law, seed, index, nc, vplus, &lcps, &steps, &finish);
   if (finish == SVI_FINISH_AP) fallback = 1;
@@ -298,7 +294,7 @@ int svi_resolve_impacts(svi_instance* in, const mjModel* m, mjData* d, svi_law l
     svi_impact_last_impulse(in->imp, in->lam);
     memcpy(d->qvel, vplus, sizeof(double) * nv);
   }
-  ev->ke_after = kinetic(m, in->M, d->qvel);
+  ev->ke_after = svi_impact_kinetic_energy(in->imp, d->qvel);
   if (!in->preview && ke0 > 0 && ev->ke_after / ke0 > in->counters.max_energy_ratio)
     in->counters.max_energy_ratio = ev->ke_after / ke0;
 

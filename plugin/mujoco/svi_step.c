@@ -67,7 +67,7 @@ static void copy_state(const mjModel* m, mjData* d, double* buf, int save, svi_i
   if (save) {
     *b = in->ntouch;
     memcpy(b + 1, in->touch, sizeof(double) * 5 * (size_t)in->ntouch);
-  } else {
+  } else if (in) {   /* in == NULL: load the mjData state only */
     in->ntouch = (int)*b;
     memcpy(in->touch, b + 1, sizeof(double) * 5 * (size_t)in->ntouch);
   }
@@ -221,15 +221,27 @@ int svi_event_resample(svi_instance* in, const mjModel* m, mjData* d, int i, uin
   return n == 1 ? SVI_OK : SVI_ERR_ARG;
 }
 
+/* Running a past event on a scratch mjData needs that event's touching list in the instance;
+ * the live one is kept aside meanwhile (returns its length for unstash_touch). */
+static int stash_touch(svi_instance* in) {
+  memcpy(in->touch_save, in->touch, sizeof(double) * 5 * (size_t)in->ntouch);
+  return in->ntouch;
+}
+
+static void unstash_touch(svi_instance* in, int ntouch) {
+  memcpy(in->touch, in->touch_save, sizeof(double) * 5 * (size_t)ntouch);
+  in->ntouch = ntouch;
+}
+
 int svi_event_preview(svi_instance* in, const mjModel* m, mjData* scratch, int i, uint64_t seed,
                       svi_law law, double* qvel_out) {
   const svi_event* ev = svi_event_get(in, i);
   if (!ev || !m || !scratch || !qvel_out || !in->imp) return SVI_ERR_ARG;
   /* the live instance's step-to-step state is kept aside: the snapshot restores its own */
-  int ntouch = in->ntouch, has_once = in->has_once, once_law = in->once_law;
+  int has_once = in->has_once, once_law = in->once_law;
   uint64_t once_seed = in->once_seed;
   long long next = in->next_index;
-  memcpy(in->touch_save, in->touch, sizeof(double) * 5 * (size_t)ntouch);
+  int ntouch = stash_touch(in);
   copy_state(m, scratch, in->snaps + (size_t)ev->slot * in->snap_size, 0, in);
   in->next_index = ev->index;
   in->has_once = 1;
@@ -244,8 +256,7 @@ int svi_event_preview(svi_instance* in, const mjModel* m, mjData* scratch, int i
   in->once_law = once_law;
   in->once_seed = once_seed;
   in->next_index = next;
-  memcpy(in->touch, in->touch_save, sizeof(double) * 5 * (size_t)ntouch);
-  in->ntouch = ntouch;
+  unstash_touch(in, ntouch);
   return n == 1 ? SVI_OK : SVI_ERR_ARG;
 }
 
@@ -255,59 +266,51 @@ int svi_event_problem(svi_instance* in, const mjModel* m, mjData* scratch, int i
                       svi_problem_def* def) {
   const svi_event* ev = svi_event_get(in, i);
   if (!ev || !m || !scratch || !def || !in->imp) return 0;
-  int ntouch = in->ntouch;
-  memcpy(in->touch_save, in->touch, sizeof(double) * 5 * (size_t)ntouch);
+  int ntouch = stash_touch(in);
   copy_state(m, scratch, in->snaps + (size_t)ev->slot * in->snap_size, 0, in);
   mj_step1(m, scratch);
   int nc = svi_current_problem(in, m, scratch, def, NULL);
-  memcpy(in->touch, in->touch_save, sizeof(double) * 5 * (size_t)ntouch);
-  in->ntouch = ntouch;
+  unstash_touch(in, ntouch);
   return nc;
 }
 
 int svi_event_load(svi_instance* in, const mjModel* m, mjData* scratch, int i) {
   const svi_event* ev = svi_event_get(in, i);
   if (!ev || !m || !scratch) return SVI_ERR_ARG;
-  int ntouch = in->ntouch;
-  memcpy(in->touch_save, in->touch, sizeof(double) * 5 * (size_t)ntouch);
-  copy_state(m, scratch, in->snaps + (size_t)ev->slot * in->snap_size, 0, in);
-  memcpy(in->touch, in->touch_save, sizeof(double) * 5 * (size_t)ntouch);
-  in->ntouch = ntouch;
+  copy_state(m, scratch, in->snaps + (size_t)ev->slot * in->snap_size, 0, NULL);
   mj_forward(m, scratch);
   return SVI_OK;
 }
 
-/* The instance's mutable state: log, snapshots, touching list, counters, overrides. */
+/* The instance's mutable state: log, snapshots, touching list, counters, overrides.  One list of
+ * parts serves size, save and load, so the three cannot drift apart. */
+static size_t transfer_state(svi_instance* in, char* buf, int save) {
+  struct { void* p; size_t n; } parts[] = {
+    {&in->log_start, sizeof(int)}, {&in->log_count, sizeof(int)}, {&in->ntouch, sizeof(int)},
+    {&in->law_override, sizeof(int)}, {&in->next_index, sizeof(long long)},
+    {&in->counters, sizeof(svi_counters)}, {&in->cfg, sizeof(svi_config)},
+    {in->touch, sizeof(double) * 5 * (size_t)in->touch_cap},
+    {in->events, sizeof(svi_event) * (size_t)in->log_cap},
+    {in->snaps, sizeof(double) * (size_t)in->log_cap * (size_t)in->snap_size}};
+  size_t off = 0;
+  for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+    if (buf && save) memcpy(buf + off, parts[i].p, parts[i].n);
+    else if (buf) memcpy(parts[i].p, buf + off, parts[i].n);
+    off += parts[i].n;
+  }
+  return off;
+}
+
 size_t svi_instance_state_size(const svi_instance* in) {
-  return sizeof(int) * 4 + sizeof(long long) + sizeof(svi_counters) + sizeof(svi_config) +
-         sizeof(double) * 5 * (size_t)in->touch_cap + sizeof(svi_event) * (size_t)in->log_cap +
-         sizeof(double) * (size_t)in->log_cap * (size_t)in->snap_size;
+  return transfer_state((svi_instance*)in, NULL, 1);   /* counts only: nothing is written */
 }
 
 void svi_instance_save(const svi_instance* in, void* buf) {
-  char* b = buf;
-#define PUT(x, n) do { memcpy(b, (x), (n)); b += (n); } while (0)
-  PUT(&in->log_start, sizeof(int)); PUT(&in->log_count, sizeof(int));
-  PUT(&in->ntouch, sizeof(int)); PUT(&in->law_override, sizeof(int));
-  PUT(&in->next_index, sizeof(long long)); PUT(&in->counters, sizeof(svi_counters));
-  PUT(&in->cfg, sizeof(svi_config));
-  PUT(in->touch, sizeof(double) * 5 * (size_t)in->touch_cap);
-  PUT(in->events, sizeof(svi_event) * (size_t)in->log_cap);
-  PUT(in->snaps, sizeof(double) * (size_t)in->log_cap * (size_t)in->snap_size);
-#undef PUT
+  transfer_state((svi_instance*)in, buf, 1);           /* reads in, writes buf */
 }
 
 void svi_instance_load(svi_instance* in, const void* buf) {
-  const char* b = buf;
-#define GET(x, n) do { memcpy((x), b, (n)); b += (n); } while (0)
-  GET(&in->log_start, sizeof(int)); GET(&in->log_count, sizeof(int));
-  GET(&in->ntouch, sizeof(int)); GET(&in->law_override, sizeof(int));
-  GET(&in->next_index, sizeof(long long)); GET(&in->counters, sizeof(svi_counters));
-  GET(&in->cfg, sizeof(svi_config));
-  GET(in->touch, sizeof(double) * 5 * (size_t)in->touch_cap);
-  GET(in->events, sizeof(svi_event) * (size_t)in->log_cap);
-  GET(in->snaps, sizeof(double) * (size_t)in->log_cap * (size_t)in->snap_size);
-#undef GET
+  transfer_state(in, (char*)buf, 0);                   /* reads buf, writes in */
 }
 
 /* ---------------------------------------------------------------------------------------------
