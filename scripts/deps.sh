@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian bookworm packages svi builds and tests with (skips what is already there).
 set -euo pipefail
-PKGS=(build-essential cmake pkg-config libmujoco-dev libqhull-dev liblapacke-dev libcairo2-dev libglfw3-dev
+PKGS=(build-essential cmake pkg-config libmujoco-dev libqhull-dev liblapacke-dev libcairo2-dev libglfw3-dev libgl-dev
       libsiconos-numerics-dev xvfb xauth xdotool libgl1-mesa-dri)
 missing=()
 for p in "${PKGS[@]}"; do

@@ -159,8 +159,9 @@ typedef enum {
 
 typedef enum {
   SVI_BRANCH_LEMKE     = 0, /* one deterministic solution per step (covering vector of ones) */
-  SVI_BRANCH_RANDOM    = 1, /* random covering vector per step: reaches different solutions of a
-                               non-unique step LCP (Assumption 6 fails) */
+  SVI_BRANCH_RANDOM    = 1, /* random covering vector and random signed lexicographic perturbation
+                               per step; not proven to reach every solution of a non-unique step
+                               (on the compass gait it does not: see docs/theory.md 4.4) */
   SVI_BRANCH_ENUMERATE = 2, /* uniform among all distinct step outcomes: contact-mode enumeration
                                (planar, nc <= 4) or complementary-basis enumeration (LCP n <= 16);
                                larger problems use RANDOM */
