@@ -54,7 +54,7 @@ BEGIN {
   printf "  Model: plate 1 m x 1 m x 0.02 m, %g kg, uniform density (<inertial> set explicitly);\n", mass
   printf "  %d supports = spheres of radius %g m fixed under the plate, on %s,\n", N, r, layout
   print "  centred on the plate.  They touch the floor plane at their lowest points (analytic"
-  print "  sphere-plane contacts, normal +z).  mu = 0.5, condim 3.  margin = gap = 5 mm: contacts are"
+  print "  sphere-plane contacts, normal +z).  mu = 0.5, condim 3.  gap = 2.5 mm per geom, 5 mm per pair: contacts are"
   print "  reported early and ignored by the native solver until they penetrate."
   if (N == 2) {
     print "  With N = 2 the supports lie on a line through the centre of mass: the plate lands"
@@ -69,10 +69,17 @@ BEGIN {
   print "  <option timestep=\"0.001\" cone=\"elliptic\"/>"
   printf "  <size nconmax=\"%d\" njmax=\"%d\"/>\n", N + 20, 8 * (N + 20)
   print ""
-  print "  <custom>"
-  print "    <text name=\"svi.plugin\" data=\"svi.impact\"/>"
-  if (N > 56) print "    <numeric name=\"svi.max_contacts\" data=\"" N + 8 "\"/>"
-  print "  </custom>"
+  print "  <extension>"
+  print "    <plugin plugin=\"svi.impact\">"
+  if (N > 56) {
+    print "      <instance name=\"impacts\">"
+    print "        <config key=\"max_contacts\" value=\"" N + 8 "\"/>"
+    print "      </instance>"
+  } else {
+    print "      <instance name=\"impacts\"/>"
+  }
+  print "    </plugin>"
+  print "  </extension>"
   print ""
   print "  <visual>"
   print "    <global offwidth=\"800\" offheight=\"600\"/>"
@@ -84,7 +91,7 @@ BEGIN {
   print "  </asset>"
   print ""
   print "  <default>"
-  print "    <geom condim=\"3\" margin=\"0.005\" gap=\"0.005\" friction=\"0.5 0.005 0.0001\"/>"
+  print "    <geom condim=\"3\" margin=\"0\" gap=\"0.0025\" friction=\"0.5 0.005 0.0001\"/>"
   print "    <default class=\"support\">"
   printf "      <geom type=\"sphere\" size=\"%g\" contype=\"1\" conaffinity=\"0\" rgba=\".9 .1 .1 1\"/>\n", r
   print "    </default>"

@@ -1,21 +1,31 @@
-/* svi_mujoco.h -- the svi impact plugin for MuJoCo 2.2.2.
+/* svi_mujoco.h -- svi.impact, the set-valued impact plugin for MuJoCo (>= 3.10; tested on 4.0.1).
  *
- * A model asks for the plugin with MuJoCo's own <custom> user data, so the same file loads in any
- * MuJoCo tool:
+ * A model declares the plugin the MuJoCo way; an instance no element references is a model-level
+ * plugin:
  *
- *   <custom>
- *     <text    name="svi.plugin" data="svi.impact"/>
- *     <text    name="svi.law"    data="setvalued"/>
- *     <numeric name="svi.seed"   data="7"/>
- *   </custom>
+ *   <extension>
+ *     <plugin plugin="svi.impact">
+ *       <instance name="impacts">
+ *         <config key="law"  value="setvalued"/>
+ *         <config key="seed" value="7"/>
+ *       </instance>
+ *     </plugin>
+ *   </extension>
  *
- * svi_step(m, d) is the drop-in for mj_step: mj_step1, detect impact events among MuJoCo's contacts,
- * resolve them with the configured law, write qvel, re-run the velocity stage, mj_step2.  MuJoCo's
- * solver keeps carrying sustained contact, joint limits, equality constraints and actuators.
- * Every key, its unit, default and range: docs/usage.md.
+ * Loading libsvi_impact.so registers the plugin (mj_loadPluginLibrary, mj_loadAllPluginLibraries,
+ * or linking the library).  From then on plain mj_step (and mj_forward, mj_step1/mj_step2) resolve
+ * impacts: the plugin's PASSIVE compute runs inside mj_fwdVelocity, after collision detection and
+ * before MuJoCo forms efc_vel, efc_aref and qfrc_bias from qvel.  At an impact event it resolves
+ * the impact with the configured law, writes qvel and re-runs the velocity stage, so MuJoCo's
+ * solver sees the post-impact velocity.  Every key, its unit, default and range: docs/usage.md.
+ *
+ * The functions below reach an mjData's instance (its event log, resampling, the set preview).
  */
 #ifndef SVI_MUJOCO_H_
 #define SVI_MUJOCO_H_
+
+#include <stddef.h>
+#include <stdint.h>
 
 #include <mujoco/mujoco.h>
 
@@ -34,44 +44,67 @@ typedef enum {
   SVI_LAW_NATIVE       = 3    /* pass-through: MuJoCo's soft contact resolves the impact */
 } svi_law;
 
-/* The configuration: constant for a model (MuJoCo's mjModel/mjData split). */
+#define SVI_NLAW 4
+const char* svi_law_name(svi_law law);           /* "setvalued", ...; "?" if out of range */
+int         svi_law_from_name(const char* name);  /* the law, or -1 */
+
+/* The configuration of an instance: constant for a model (MuJoCo's mjModel/mjData split). */
 typedef struct {
-  int        enabled;          /* the model declares svi.plugin = "svi.impact" */
-  svi_law    law;              /* svi.law */
-  double     step;             /* svi.step: Routh step / reference impulse */
-  double     step_abs;         /* svi.step_abs: Routh step in N s (0 = use svi.step) */
-  int        max_steps;        /* svi.max_steps */
-  uint64_t   seed;             /* svi.seed */
-  svi_branch branch;           /* svi.branch */
-  int        friction_dirs;    /* svi.friction_dirs: 4 (pyramid; planar motion reduces to 2) or 2 */
-  double     window;           /* svi.window: simultaneity window, s */
-  double     impact_speed;     /* svi.impact_speed: slower approach = resting contact, m/s */
-  double     band;             /* svi.band: active-contact distance band, m */
-  double     pseudo_impulse;   /* svi.pseudo_impulse: Johnson's delta_t, s (0 = off) */
-  int        max_contacts;     /* svi.max_contacts: contacts one event may hold */
-  int        log_events;       /* svi.log_events: events kept in the log (ring) */
+  svi_law    law;              /* law */
+  double     step;             /* step: Routh step / reference impulse */
+  double     step_abs;         /* step_abs: Routh step in N s (0 = use step) */
+  int        max_steps;        /* max_steps */
+  uint64_t   seed;             /* seed */
+  svi_branch branch;           /* branch */
+  int        friction_dirs;    /* friction_dirs: 4 (pyramid; planar motion reduces to 2) or 2 */
+  double     window;           /* window: simultaneity window, s */
+  double     impact_speed;     /* impact_speed: slower approach = resting contact, m/s */
+  double     band;             /* band: active-contact distance band, m */
+  double     pseudo_impulse;   /* pseudo_impulse: Johnson's delta_t, s (0 = off) */
+  int        max_contacts;     /* max_contacts: contacts one event may hold (and the touching list) */
+  int        log_events;       /* log_events: events kept in the log (ring) */
 } svi_config;
 
 svi_config svi_default_config(void);
 
-/* Read and validate the svi.* entries of a model.  Returns 1 if the model declares the plugin,
- * 0 if it does not (cfg = defaults, enabled = 0), or -1 with a message naming the key and what is
- * allowed (unknown svi.* key, wrong type, value out of range). */
+/* The config keys, in the order of docs/usage.md (NULL-terminated). */
+const char* const* svi_config_keys(void);
+
+/* Set one key from its MJCF string value.  Returns 0, or -1 with a message naming the key and
+ * what is allowed (unknown key, malformed number, value out of range). */
+int svi_config_set(svi_config* cfg, const char* key, const char* value, char* err, int errlen);
+
+/* The svi.impact instance of m (plugin instance id), or -1 if the model does not declare one. */
+int svi_plugin_instance(const mjModel* m);
+
+/* The configuration of m's svi.impact instance: 1 if the model declares the plugin, 0 if not
+ * (cfg = defaults), -1 with a message if a value is bad or the model cannot be handled (RK4, a
+ * passive plugin after svi.impact). */
 int svi_config_from_model(const mjModel* m, svi_config* cfg, char* err, int errlen);
 
-/* mj_loadXML plus svi configuration check: NULL with the message in err if either fails. */
+/* Register svi.impact in the MuJoCo library this one is linked against.  Loading the library
+ * already does it (a constructor); calling it again is harmless. */
+void svi_plugin_register(void);
+
+/* mj_loadXML with a clear message in err on failure (NULL then).  The plugin must be registered
+ * (svi_plugin_register, or the library loaded) for models that declare it. */
 mjModel* svi_load_xml(const char* path, char* err, int errlen);
+
+/* The same model with every svi.impact instance removed through MuJoCo's model-editing API
+ * (mjSpec), compiled: the native reference, identical in margins, solver and options.  NULL with
+ * the message in err on failure. */
+mjModel* svi_load_xml_native(const char* path, char* err, int errlen);
 
 /* ---------------------------------------------------------------------------------------------
  * The impact-event log.
  */
-#define SVI_EVENT_MAX_CONTACTS 16   /* contact geoms recorded per event (all take part) */
+#define SVI_EVENT_MAX_CONTACTS 16   /* contacts recorded per event (all take part) */
 
 typedef struct {
   int      index;            /* running event number (sample index of the set-valued law) */
   double   time;             /* simulation time at the start of the impact step */
   int      ncontact;         /* contacts in the impact problem */
-  int      napproach;        /* of which approaching faster than svi.impact_speed */
+  int      napproach;        /* of which approaching faster than the impact speed */
   int      geom1[SVI_EVENT_MAX_CONTACTS], geom2[SVI_EVENT_MAX_CONTACTS];
   double   pos[SVI_EVENT_MAX_CONTACTS][3];        /* contact points, world */
   double   normal[SVI_EVENT_MAX_CONTACTS][3];     /* contact normals (geom1 -> geom2) */
@@ -89,105 +122,99 @@ typedef struct {
   double   ke_before, ke_after;
   double   impulse_normal;   /* sum of the law's normal impulses, N s */
   double   native_impulse;   /* normal impulse MuJoCo's solver added at these contacts in the
-                                impact step, after the velocity jump, N s (should be ~0) */
+                                impact step, after the velocity jump, N s (should be ~0);
+                                measured at the end of the step (plugin advance) */
   int      nt;               /* tangent rows per contact used: 1 (planar motion) or 2 */
-  int      nkept;            /* contacts kept closed by the pseudo-impulse (svi.pseudo_impulse) */
+  int      nkept;            /* contacts kept closed by the pseudo-impulse (pseudo_impulse) */
   char     cls[SVI_EVENT_MAX_CONTACTS + 1];       /* outcome class, one letter per contact */
-  /* offsets of this event's snapshot in the log arena (internal) */
-  int      slot;
+  int      slot;             /* internal: this event's snapshot in the log */
 } svi_event;
 
+/* sizeof(svi_event), for bindings that mirror the struct (the Python module checks it) */
+size_t svi_event_size(void);
+
 /* ---------------------------------------------------------------------------------------------
- * Instances.  svi_step(m, d) finds (or creates, once) the instance of d; the explicit API below
- * gives control over creation and the log.
+ * Instances: one per mjData, made by MuJoCo (mj_makeData calls the plugin's init, mj_copyData its
+ * copy, mj_resetData its reset, mj_deleteData its destroy).
  */
 typedef struct svi_instance svi_instance;
 
-/* Create the instance for (m, d); NULL with a message on a bad configuration or a model the
- * plugin cannot handle.  A model without svi.plugin gives an instance that steps natively. */
-svi_instance* svi_attach(const mjModel* m, mjData* d, char* err, int errlen);
-void          svi_detach(mjData* d);
-svi_instance* svi_instance_of(const mjData* d);
-
-/* Drop-in for mj_step.  Returns the number of impact events resolved in this step (0 or 1), or
- * a negative svi_status if the plugin could not be attached (the step is then native). */
-int svi_step(const mjModel* m, mjData* d);
+/* The instance of d, or NULL if m declares no svi.impact instance (or d is not made from m). */
+svi_instance* svi_instance_of(const mjModel* m, const mjData* d);
 
 const svi_config* svi_instance_config(const svi_instance* in);
-/* Override the law / seed for the following events (the viewer's law selector). */
-void svi_set_law(svi_instance* in, svi_law law);
+/* Override the law / seed for the following events (the viewer's law selector); law -1 = the
+ * configured one again. */
+void svi_set_law(svi_instance* in, int law);
 void svi_set_seed(svi_instance* in, uint64_t seed);
+/* The law the next event uses. */
+svi_law svi_current_law(const svi_instance* in);
+/* Keep up to cap events in the log (reallocates; the newest events are kept).  Returns 0 or a
+ * negative svi_status. */
+int svi_set_log_capacity(svi_instance* in, const mjModel* m, int cap);
 
 int              svi_event_count(const svi_instance* in);     /* events kept in the log */
 const svi_event* svi_event_get(const svi_instance* in, int i); /* 0 = oldest kept */
 
-/* Restore d to the state at the start of event i's impact step and drop later events. */
+/* Set d to the state at the start of event i's impact step (mj_setState with
+ * mjSTATE_INTEGRATION, which holds the plugin's touching list and event counter) and drop events
+ * i, i+1, ... from the log.  The next mj_forward or mj_step resolves event i again: with the same
+ * seed and law, to the same outcome, bit for bit. */
 int svi_event_restore(svi_instance* in, const mjModel* m, mjData* d, int i);
-/* Restore, then redo that step with another seed and/or law: the event's new outcome is the last
- * entry of the log, and the simulation continues from it. */
+/* svi_event_restore, then mj_forward with another seed and/or law for that event only: d holds
+ * the new post-impact velocity and the event is the last entry of the log; continue with
+ * mj_step. */
 int svi_event_resample(svi_instance* in, const mjModel* m, mjData* d, int i, uint64_t seed,
                        svi_law law);
 
-/* The impact problem svi_step would solve in the current state (call after mj_step1 or
- * mj_forward): fills def with pointers into the instance's buffers (valid until its next step)
- * and returns the number of contacts, or 0 if the state holds no impact event.  contact_index
- * (may be NULL, nc entries) receives the MuJoCo contact index of each problem contact. */
+/* Event i's outcome with another seed and/or law, computed exactly as svi_event_resample would
+ * (same problem, same sample index) on a scratch mjData of the same model, without touching the
+ * log: scratch is left after mj_forward at the post-impact velocity (mj_step continues a
+ * roll-out).  qvel_out: nv values.  The record is svi_last_preview(in). */
+int svi_event_preview(svi_instance* in, const mjModel* m, mjData* scratch, int i, uint64_t seed,
+                      svi_law law, double* qvel_out);
+const svi_event* svi_last_preview(const svi_instance* in);
+
+/* Load event i's pre-impact state into scratch (no forward). */
+int svi_event_load(svi_instance* in, const mjModel* m, mjData* scratch, int i);
+
+/* The impact problem of d's current state, without resolving it: runs mj_forward with the
+ * plugin's resolution suspended and fills def with pointers into the instance's buffers (valid
+ * until its next event).  Returns the number of contacts, 0 if the state holds no impact event.
+ * contact_index (may be NULL, nc entries) receives the MuJoCo contact index of each contact. */
 int svi_current_problem(svi_instance* in, const mjModel* m, mjData* d, svi_problem_def* def,
                         int* contact_index);
 
-/* Native MuJoCo's outcome of the impact that starts in d: mj_step until no contact of def still
- * approaches (J_n v >= -2% of the largest approach speed, rows frozen at the impact
- * configuration) or horizon seconds pass.  vn_out: J_n v per contact.  Returns the steps taken,
- * negative if the horizon ran out.  d is advanced. */
-int svi_native_outcome(const mjModel* m, mjData* d, const svi_problem_def* def, double horizon,
-                       double* vn_out);
-
-/* Event i's outcome with another seed and/or law, computed exactly as svi_event_resample would
- * (same problem, same sample index) but on a scratch mjData and without touching the log:
- * scratch is left mid-step (post-impact qvel, before mj_step2; call mj_step2 to continue a
- * roll-out).  qvel_out: nv values. */
-int svi_event_preview(svi_instance* in, const mjModel* m, mjData* scratch, int i, uint64_t seed,
-                      svi_law law, double* qvel_out);
-
-/* The record (contacts, J_n v after, impulses, class...) of the last svi_event_preview. */
-const svi_event* svi_last_preview(const svi_instance* in);
-
-/* Load event i's pre-impact snapshot into scratch (then mj_forward). */
-int svi_event_load(svi_instance* in, const mjModel* m, mjData* scratch, int i);
-
-/* The impact problem of event i, rebuilt from its snapshot on scratch (pointers valid until the
- * instance's next step); returns the number of contacts, 0 on failure. */
+/* The impact problem of event i, rebuilt from its snapshot on scratch (svi_current_problem of
+ * the loaded state); returns the number of contacts, 0 on failure. */
 int svi_event_problem(svi_instance* in, const mjModel* m, mjData* scratch, int i,
                       svi_problem_def* def);
 
-/* Save / load the instance's whole mutable state (event log with snapshots, touching contacts,
- * counters, overrides): with mj_copyData this makes an exact undo point. */
-size_t svi_instance_state_size(const svi_instance* in);
-void   svi_instance_save(const svi_instance* in, void* buf);
-void   svi_instance_load(svi_instance* in, const void* buf);
+/* Native MuJoCo's outcome of the impact that starts in d: mj_step until no contact of def still
+ * approaches (J_n v >= -2% of the largest approach speed, rows frozen at the impact
+ * configuration) or horizon seconds pass.  Step d with a native model (svi_load_xml_native) or
+ * with the native law.  vn_out: J_n v per contact.  Returns the steps taken, negative if the
+ * horizon ran out.  d is advanced. */
+int svi_native_outcome(const mjModel* m, mjData* d, const svi_problem_def* def, double horizon,
+                       double* vn_out);
 
-/* Counters since attach. */
+/* Counters since the instance was made (mj_resetData keeps them; they count across resets). */
 typedef struct {
-  long long steps, events, lcps, fallbacks, native_steps;
-  double    max_energy_ratio;   /* max KE+/KE- over events */
+  long long steps;             /* plugin advances (steps taken) */
+  long long events;            /* impact events resolved */
+  long long lcps;
+  long long fallbacks;         /* events not resolved by their law (see svi_event.fallback) or
+                                  left to MuJoCo (overflow, sleeping body, flex contact) */
+  long long native_steps;      /* steps with the native law */
+  long long resets;            /* mj_resetData calls (MuJoCo's own resets after a divergence too) */
+  long long unsupported;       /* steps not handled: RK4, passive forces disabled */
+  long long touch_overflow;    /* steps whose touching contacts exceeded max_contacts */
+  double    max_energy_ratio;  /* max KE+/KE- over events */
 } svi_counters;
 svi_counters svi_instance_counters(const svi_instance* in);
 
-/* ---------------------------------------------------------------------------------------------
- * Run-time plugin table (MuJoCo 3's mjpPlugin shape): a host dlopen()s lib<name>.so from a plugin
- * directory and calls svi_plugin_table() to get it.
- */
-typedef struct {
-  const char*        name;           /* "svi.impact" */
-  int                nattribute;
-  const char* const* attributes;     /* the svi.* keys */
-  void* (*init)(const mjModel* m, mjData* d, char* err, int errlen);
-  void  (*destroy)(mjData* d, void* instance);
-  void  (*reset)(const mjModel* m, mjData* d, void* instance);
-  int   (*step)(const mjModel* m, mjData* d, void* instance);
-} svi_plugin_def;
-
-const svi_plugin_def* svi_plugin_table(void);
+/* The last message the instance reported (also sent to mju_warning), "" if none. */
+const char* svi_instance_message(const svi_instance* in);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,8 @@
-/* svi_config.c -- the svi.* keys of a model's <custom> section: defaults, types, ranges. */
+/* svi_config.c -- the config keys of an svi.impact instance: defaults, types, ranges, parsing. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "svi/svi_mujoco.h"
@@ -8,7 +10,6 @@
 svi_config svi_default_config(void) {
   svi_config c;
   memset(&c, 0, sizeof(c));
-  c.enabled = 0;
   c.law = SVI_LAW_SETVALUED;
   c.step = 1.0;
   c.step_abs = 0;
@@ -21,106 +22,172 @@ svi_config svi_default_config(void) {
   c.band = 0.001;
   c.pseudo_impulse = 0;
   c.max_contacts = 64;
-  c.log_events = 256;
+  c.log_events = 32;
   return c;
 }
 
-/* One table row per key: the documented reference (docs/usage.md) is generated from the same
- * facts, so keep both in step. */
-typedef enum { KEY_TEXT, KEY_REAL, KEY_INT } key_type;
+static const char* const law_names[SVI_NLAW] = {"setvalued", "simultaneous", "sequential", "native"};
+
+const char* svi_law_name(svi_law law) {
+  return (unsigned)law < SVI_NLAW ? law_names[law] : "?";
+}
+
+int svi_law_from_name(const char* name) {
+  for (int i = 0; name && i < SVI_NLAW; i++) if (!strcmp(name, law_names[i])) return i;
+  return -1;
+}
+
+/* One row per key; docs/usage.md documents the same facts (unit, default, range). */
+typedef enum { KEY_CHOICE, KEY_REAL, KEY_INT } key_type;
 
 typedef struct {
   const char* name;
   key_type    type;
   double      lo, hi;          /* numeric range, inclusive */
-  const char* choices;         /* text: '|'-separated */
+  const char* choices;         /* KEY_CHOICE: '|'-separated */
   const char* unit;
 } key_def;
 
 static const key_def keys[] = {
-  {"svi.plugin",         KEY_TEXT, 0, 0, SVI_PLUGIN_NAME, ""},
-  {"svi.law",            KEY_TEXT, 0, 0, "setvalued|simultaneous|sequential|native", ""},
-  {"svi.branch",         KEY_TEXT, 0, 0, "auto|lemke|random|enumerate", ""},
-  {"svi.step",           KEY_REAL, 1e-6, 1e3, NULL, "x reference impulse"},
-  {"svi.step_abs",       KEY_REAL, 0, 1e9, NULL, "N s"},
-  {"svi.max_steps",      KEY_INT,  1, 10000, NULL, ""},
-  {"svi.seed",           KEY_INT,  0, 9007199254740992.0, NULL, ""},
-  {"svi.friction_dirs",  KEY_INT,  2, 4, NULL, ""},
-  {"svi.window",         KEY_REAL, 0, 1, NULL, "s"},
-  {"svi.impact_speed",   KEY_REAL, 0, 1e3, NULL, "m/s"},
-  {"svi.band",           KEY_REAL, 0, 1, NULL, "m"},
-  {"svi.pseudo_impulse", KEY_REAL, 0, 10, NULL, "s"},
-  {"svi.max_contacts",   KEY_INT,  1, 1024, NULL, ""},
-  {"svi.log_events",     KEY_INT,  1, 1000000, NULL, ""},
+  {"law",            KEY_CHOICE, 0, 0, "setvalued|simultaneous|sequential|native", ""},
+  {"branch",         KEY_CHOICE, 0, 0, "auto|lemke|random|enumerate", ""},
+  {"step",           KEY_REAL, 1e-6, 1e3, NULL, "x reference impulse"},
+  {"step_abs",       KEY_REAL, 0, 1e9, NULL, "N s"},
+  {"max_steps",      KEY_INT,  1, 10000, NULL, ""},
+  {"seed",           KEY_INT,  0, 9007199254740992.0, NULL, ""},
+  {"friction_dirs",  KEY_INT,  2, 4, NULL, ""},
+  {"window",         KEY_REAL, 0, 1, NULL, "s"},
+  {"impact_speed",   KEY_REAL, 0, 1e3, NULL, "m/s"},
+  {"band",           KEY_REAL, 0, 1, NULL, "m"},
+  {"pseudo_impulse", KEY_REAL, 0, 10, NULL, "s"},
+  {"max_contacts",   KEY_INT,  1, 1024, NULL, ""},
+  {"log_events",     KEY_INT,  1, 1000000, NULL, ""},
 };
 #define NKEYS ((int)(sizeof(keys) / sizeof(keys[0])))
 
-static const key_def* find_key(const char* name) {
-  for (int i = 0; i < NKEYS; i++) if (!strcmp(keys[i].name, name)) return &keys[i];
-  return NULL;
-}
-
-static int err_unknown(const char* name, char* err, int errlen) {
-  int n = snprintf(err, (size_t)errlen, "svi: unknown key '%s'; allowed:", name);
-  for (int i = 0; i < NKEYS && n < errlen; i++)
-    n += snprintf(err + n, (size_t)(errlen - n), " %s", keys[i].name);
-  return -1;
+const char* const* svi_config_keys(void) {
+  static const char* names[NKEYS + 1];
+  if (!names[0]) {
+    for (int i = 0; i < NKEYS; i++) names[i] = keys[i].name;
+    names[NKEYS] = NULL;
+  }
+  return names;
 }
 
 /* index of value in a '|'-separated list, or -1 */
 static int choice_index(const char* choices, const char* value) {
   int idx = 0;
-  const char* p = choices;
   size_t len = strlen(value);
-  while (*p) {
+  for (const char* p = choices; *p; idx++) {
     const char* bar = strchr(p, '|');
     size_t n = bar ? (size_t)(bar - p) : strlen(p);
     if (n == len && !strncmp(p, value, n)) return idx;
-    idx++;
-    p += n + (bar ? 1 : 0);
     if (!bar) break;
+    p = bar + 1;
   }
   return -1;
 }
 
-static void apply_text(svi_config* c, const char* name, int idx) {
-  if (!strcmp(name, "svi.plugin")) c->enabled = 1;
-  else if (!strcmp(name, "svi.law")) c->law = (svi_law)idx;
-  else if (!strcmp(name, "svi.branch")) {
+/* strict number: the whole string (surrounding blanks allowed) is one finite decimal number */
+static int parse_number(const char* s, double* x) {
+  char* end = NULL;
+  errno = 0;
+  *x = strtod(s, &end);
+  if (end == s || errno == ERANGE || !isfinite(*x)) return 0;
+  while (*end == ' ' || *end == '\t' || *end == '\n') end++;
+  return *end == 0;
+}
+
+static void apply(svi_config* c, const key_def* k, int idx, double x) {
+  const char* n = k->name;
+  if (!strcmp(n, "law")) c->law = (svi_law)idx;
+  else if (!strcmp(n, "branch")) {
     const svi_branch map[] = {SVI_BRANCH_AUTO, SVI_BRANCH_LEMKE, SVI_BRANCH_RANDOM, SVI_BRANCH_ENUMERATE};
     c->branch = map[idx];
   }
+  else if (!strcmp(n, "step")) c->step = x;
+  else if (!strcmp(n, "step_abs")) c->step_abs = x;
+  else if (!strcmp(n, "max_steps")) c->max_steps = (int)x;
+  else if (!strcmp(n, "seed")) c->seed = (uint64_t)x;
+  else if (!strcmp(n, "friction_dirs")) c->friction_dirs = (int)x;
+  else if (!strcmp(n, "window")) c->window = x;
+  else if (!strcmp(n, "impact_speed")) c->impact_speed = x;
+  else if (!strcmp(n, "band")) c->band = x;
+  else if (!strcmp(n, "pseudo_impulse")) c->pseudo_impulse = x;
+  else if (!strcmp(n, "max_contacts")) c->max_contacts = (int)x;
+  else if (!strcmp(n, "log_events")) c->log_events = (int)x;
 }
 
-static void apply_number(svi_config* c, const char* name, double x) {
-  if (!strcmp(name, "svi.step")) c->step = x;
-  else if (!strcmp(name, "svi.step_abs")) c->step_abs = x;
-  else if (!strcmp(name, "svi.max_steps")) c->max_steps = (int)x;
-  else if (!strcmp(name, "svi.seed")) c->seed = (uint64_t)x;
-  else if (!strcmp(name, "svi.friction_dirs")) c->friction_dirs = (int)x;
-  else if (!strcmp(name, "svi.window")) c->window = x;
-  else if (!strcmp(name, "svi.impact_speed")) c->impact_speed = x;
-  else if (!strcmp(name, "svi.band")) c->band = x;
-  else if (!strcmp(name, "svi.pseudo_impulse")) c->pseudo_impulse = x;
-  else if (!strcmp(name, "svi.max_contacts")) c->max_contacts = (int)x;
-  else if (!strcmp(name, "svi.log_events")) c->log_events = (int)x;
+int svi_config_set(svi_config* cfg, const char* key, const char* value, char* err, int errlen) {
+  const key_def* k = NULL;
+  for (int i = 0; i < NKEYS && key; i++) if (!strcmp(keys[i].name, key)) k = &keys[i];
+  if (!k) {
+    int n = snprintf(err, (size_t)errlen, "svi.impact: unknown config key '%s'; allowed:", key ? key : "(null)");
+    for (int i = 0; i < NKEYS && n > 0 && n < errlen; i++)
+      n += snprintf(err + n, (size_t)(errlen - n), " %s", keys[i].name);
+    return -1;
+  }
+  if (!value) value = "";
+  if (k->type == KEY_CHOICE) {
+    int idx = choice_index(k->choices, value);
+    if (idx < 0) {
+      snprintf(err, (size_t)errlen, "svi.impact: config '%s' = \"%s\" is not allowed: need one of %s",
+               k->name, value, k->choices);
+      return -1;
+    }
+    apply(cfg, k, idx, 0);
+    return 0;
+  }
+  double x;
+  int ok = parse_number(value, &x);
+  if (ok && (x < k->lo || x > k->hi || (k->type == KEY_INT && x != floor(x)))) ok = 0;
+  if (ok && !strcmp(k->name, "friction_dirs") && x == 3) ok = 0;
+  if (!ok) {
+    if (!strcmp(k->name, "friction_dirs"))
+      snprintf(err, (size_t)errlen, "svi.impact: config 'friction_dirs' = \"%s\" is not allowed: need 2 or 4", value);
+    else
+      snprintf(err, (size_t)errlen, "svi.impact: config '%s' = \"%s\" is not allowed: need %s in [%g, %g]%s%s",
+               k->name, value, k->type == KEY_INT ? "an integer" : "a number", k->lo, k->hi,
+               k->unit[0] ? " " : "", k->unit);
+    return -1;
+  }
+  apply(cfg, k, 0, x);
+  return 0;
 }
 
-static int check_number(const key_def* k, const mjtNum* data, int size, char* err, int errlen) {
-  if (size != 1) {
-    snprintf(err, (size_t)errlen, "svi: '%s' must hold exactly one number (got %d)", k->name, size);
+int svi_plugin_instance(const mjModel* m) {
+  int slot = -1;
+  if (!m || !mjp_getPlugin(SVI_PLUGIN_NAME, &slot)) return -1;
+  for (int i = 0; i < m->nplugin; i++) if (m->plugin[i] == slot) return i;
+  return -1;
+}
+
+/* What the plugin cannot run under, said at compile time (nstate) and again at mj_makeData. */
+static int check_model(const mjModel* m, int id, char* err, int errlen) {
+  for (int i = id + 1; i < m->nplugin; i++) {
+    if (m->plugin[i] == m->plugin[id]) {
+      snprintf(err, (size_t)errlen, "svi.impact: the model declares %s more than once; one instance resolves "
+               "every impact of the model", SVI_PLUGIN_NAME);
+      return -1;
+    }
+  }
+  if (m->opt.integrator == mjINT_RK4) {
+    snprintf(err, (size_t)errlen,
+             "svi.impact: the RK4 integrator is not supported: it evaluates the dynamics four times per "
+             "step and discards a velocity jump made inside its stages, so impacts would be lost or "
+             "resolved several times. Use integrator=\"Euler\", \"implicit\", \"implicitfast\" or \"discrete\"");
     return -1;
   }
-  double x = data[0];
-  if (!isfinite(x) || x < k->lo || x > k->hi || (k->type == KEY_INT && x != floor(x))) {
-    snprintf(err, (size_t)errlen, "svi: '%s' = %g is not allowed: need %s in [%g, %g]%s%s",
-             k->name, x, k->type == KEY_INT ? "an integer" : "a number", k->lo, k->hi,
-             k->unit[0] ? " " : "", k->unit);
-    return -1;
-  }
-  if (!strcmp(k->name, "svi.friction_dirs") && x == 3) {
-    snprintf(err, (size_t)errlen, "svi: 'svi.friction_dirs' = 3 is not allowed: need 2 or 4");
-    return -1;
+  /* our compute re-runs mj_fwdVelocity, which runs every passive plugin again: one that comes
+   * after svi.impact in the model would add its forces twice */
+  for (int i = id + 1; i < m->nplugin; i++) {
+    const mjpPlugin* p = mjp_getPluginAtSlot(m->plugin[i]);
+    if (p && (p->capabilityflags & mjPLUGIN_PASSIVE)) {
+      snprintf(err, (size_t)errlen,
+               "svi.impact: the passive plugin '%s' is declared after svi.impact; svi.impact must be the last "
+               "passive plugin (declare it last under <extension>)", p->name);
+      return -1;
+    }
   }
   return 0;
 }
@@ -130,52 +197,43 @@ int svi_config_from_model(const mjModel* m, svi_config* cfg, char* err, int errl
   if (!err || errlen <= 0) { err = dummy; errlen = sizeof(dummy); }
   err[0] = 0;
   *cfg = svi_default_config();
-  if (!m) { snprintf(err, (size_t)errlen, "svi: NULL model"); return -1; }
-
-  for (int i = 0; i < m->ntext; i++) {
-    const char* name = m->names + m->name_textadr[i];
-    if (strncmp(name, "svi.", 4)) continue;
-    const key_def* k = find_key(name);
-    if (!k) return err_unknown(name, err, errlen);
-    if (k->type != KEY_TEXT) {
-      snprintf(err, (size_t)errlen, "svi: '%s' must be a <numeric> element, not <text>", name);
-      return -1;
-    }
-    const char* value = m->text_data + m->text_adr[i];
-    int idx = choice_index(k->choices, value);
-    if (idx < 0) {
-      snprintf(err, (size_t)errlen, "svi: '%s' = \"%s\" is not allowed: need one of %s", name, value,
-               k->choices);
-      return -1;
-    }
-    apply_text(cfg, name, idx);
+  if (!m) { snprintf(err, (size_t)errlen, "svi.impact: NULL model"); return -1; }
+  int id = svi_plugin_instance(m);
+  if (id < 0) return 0;
+  for (int i = 0; i < NKEYS; i++) {
+    const char* v = mj_getPluginConfig(m, id, keys[i].name);
+    if (!v || !v[0]) continue;   /* not set: the default */
+    if (svi_config_set(cfg, keys[i].name, v, err, errlen)) return -1;
   }
-  for (int i = 0; i < m->nnumeric; i++) {
-    const char* name = m->names + m->name_numericadr[i];
-    if (strncmp(name, "svi.", 4)) continue;
-    const key_def* k = find_key(name);
-    if (!k) return err_unknown(name, err, errlen);
-    if (k->type == KEY_TEXT) {
-      snprintf(err, (size_t)errlen, "svi: '%s' must be a <text> element, not <numeric>", name);
-      return -1;
-    }
-    if (check_number(k, m->numeric_data + m->numeric_adr[i], m->numeric_size[i], err, errlen)) return -1;
-    apply_number(cfg, name, m->numeric_data[m->numeric_adr[i]]);
-  }
-  return cfg->enabled;
+  if (check_model(m, id, err, errlen)) return -1;
+  return 1;
 }
 
 mjModel* svi_load_xml(const char* path, char* err, int errlen) {
   char e[1000] = "";
   mjModel* m = mj_loadXML(path, NULL, e, sizeof(e));
-  if (!m) {
-    snprintf(err, (size_t)errlen, "%s: %s", path, e[0] ? e : "could not load");
+  if (!m) snprintf(err, (size_t)errlen, "%s: %s", path, e[0] ? e : "could not load");
+  return m;
+}
+
+mjModel* svi_load_xml_native(const char* path, char* err, int errlen) {
+  char e[1000] = "";
+  mjSpec* spec = mj_parseXML(path, NULL, e, sizeof(e));
+  if (!spec) {
+    snprintf(err, (size_t)errlen, "%s: %s", path, e[0] ? e : "could not parse");
     return NULL;
   }
-  svi_config c;
-  if (svi_config_from_model(m, &c, err, errlen) < 0) {
-    mj_deleteModel(m);
-    return NULL;
+  /* every svi.impact instance (an instance without elements is a model-level plugin) */
+  mjsElement* el = mjs_firstElement(spec, mjOBJ_PLUGIN);
+  while (el) {
+    mjsElement* next = mjs_nextElement(spec, el);
+    mjsPlugin* p = mjs_asPlugin(el);
+    const char* name = p ? mjs_getString(p->plugin_name) : NULL;
+    if (name && !strcmp(name, SVI_PLUGIN_NAME)) mjs_delete(spec, el);
+    el = next;
   }
+  mjModel* m = mj_compile(spec, NULL);
+  if (!m) snprintf(err, (size_t)errlen, "%s (without svi.impact): %s", path, mjs_getError(spec));
+  mj_deleteSpec(spec);
   return m;
 }

@@ -4,47 +4,78 @@
 
 #include "svi/svi_mujoco.h"
 
+/* The instance's part of mjData.plugin_state (MuJoCo copies, resets and saves it with the state:
+ * mj_copyData, mj_getState/mj_setState with mjSTATE_PLUGIN).  It holds what decides the next
+ * step: the event counter and the contacts touching at the end of the previous step. */
+enum {
+  SVI_STATE_NEXT_INDEX = 0,   /* running event number: the next event's sample index */
+  SVI_STATE_NTOUCH     = 1,   /* touching contacts recorded */
+  SVI_STATE_TOUCH      = 2    /* max_contacts x 5: geom1, geom2, contact point */
+};
+#define SVI_TOUCH_SIZE 5
+
 struct svi_instance {
-  const mjModel* m;
-  mjData*        d;
-  int            nv, nconmax;         /* of the model attached (stale-entry check) */
-  svi_config     cfg;
-  int            law_override;     /* -1 = use cfg.law */
-  int            has_once, once_law;
-  uint64_t       once_seed;        /* resample: law and seed for the next event only */
-  svi_impact*    imp;
-  int            nc_max;
-  /* per-step buffers (one block) */
+  svi_config cfg;
+  int        id;                /* plugin instance id in the model */
+  int        nv, nc_max, nstate;
+  int        law_override;      /* -1 = use cfg.law */
+  int        has_once, once_law;
+  long long  once_index;        /* resample: law and seed for the event with this index only */
+  uint64_t   once_seed;
+  int        busy;              /* inside our own nested mj_fwdVelocity */
+  int        suspend;           /* detect only (svi_current_problem) */
+  int        preview;           /* resolving for svi_event_preview: no log, no counters */
+  svi_event  preview_event;     /* its record */
+  svi_impact* imp;
+  /* per-event buffers (one block, sized at init) */
   double* block;
-  double *M, *Jn, *Jt, *mu, *vn, *J1, *J2, *tdir, *lam;
-  int*    cidx;                    /* MuJoCo contact index of each problem contact */
-  int*    kept;                    /* pseudo-impulse: contact kept */
-  /* event log */
+  double *M, *Jn, *Jt, *mu, *vn, *J1, *J2, *tdir, *lam, *vplus;
+  int*    cidx;                 /* MuJoCo contact index of each problem contact */
+  int*    kept;                 /* pseudo-impulse: contact kept */
+  /* the touching contacts found by the last compute, committed to plugin_state by advance */
+  double* touch_next;
+  int     ntouch_next, touch_next_valid;
+  long long index_next;          /* the event counter after this step (committed by advance) */
+  int     replaced;              /* the last record rewrote an entry (same event, same state) */
+  /* event log: a ring of log_cap events with their pre-step states (mjSTATE_INTEGRATION) */
   svi_event* events;
-  int        log_cap, log_start, log_count;
-  int        snap_size;
-  double*    pending;              /* state at the start of the current step */
-  double*    snaps;                /* log_cap snapshots */
-  long long  next_index;           /* running event number */
+  double*    snaps;
+  int        log_cap, log_start, log_count, snap_size;
+  int        measure_pending;   /* the last event's native impulse is measured in advance */
   svi_counters counters;
-  int        warned_overflow, warned_setup;
-  int        preview;              /* resolving for svi_event_preview: no log, no counters */
-  svi_event  preview_event;        /* its record */
-  long long  pseudo_ambiguous;     /* keep rule with several valid modes (tie-broken) */
-  /* contacts touching in the previous step (sustained contact never triggers an event) */
-  int        touch_cap, ntouch, ntouch_next;
-  double*    touch;                /* touch_cap x 5: geom1, geom2, pos */
-  double*    touch_next;
-  double*    touch_save;           /* svi_event_preview keeps the live list here */
+  long long  pseudo_ambiguous;  /* keep rule with several valid modes (tie-broken) */
+  int        warned;            /* bit set of the messages already sent (one each) */
+  int        contactfull_seen;  /* d->warning[mjWARN_CONTACTFULL].number at the last compute */
+  char       message[400];
 };
 
-/* svi_step.c: a new log entry holding the pending snapshot */
-svi_event* log_append_event(svi_instance* in);
+/* messages sent once per instance */
+enum {
+  SVI_WARN_RK4 = 1 << 0, SVI_WARN_PASSIVE = 1 << 1, SVI_WARN_OVERFLOW = 1 << 2,
+  SVI_WARN_SETUP = 1 << 3, SVI_WARN_SLEEP = 1 << 4, SVI_WARN_FLEX = 1 << 5,
+  SVI_WARN_TOUCH = 1 << 6, SVI_WARN_CONTACTFULL = 1 << 7, SVI_WARN_FALLBACK = 1 << 8
+};
+/* report a message once per instance and kind: mju_warning and svi_instance_message */
+void svi_report(svi_instance* in, int kind, const char* fmt, ...);
 
-/* svi_impacts.c: detect and resolve this step's impact event; returns 1 if there was one */
-int  svi_resolve_impacts(svi_instance* in, const mjModel* m, mjData* d, svi_law law);
-/* after mj_step2: the normal impulse MuJoCo's solver applied at the last event's contacts */
-void svi_measure_native(svi_instance* in, const mjModel* m, mjData* d);
+/* svi_plugin.c: the instance's plugin_state */
+double* svi_state(const mjModel* m, mjData* d, const svi_instance* in);
+
+/* svi_log.c */
+svi_event* svi_log_append(svi_instance* in, const mjModel* m, mjData* d);
+svi_event* svi_log_last(svi_instance* in);
+int        svi_log_alloc(svi_instance* in, int cap);
+void       svi_log_clear(svi_instance* in);
+void       svi_log_copy(svi_instance* dst, const svi_instance* src);
+
+/* svi_events.c: detect and resolve an impact event in d (inside compute); returns 1 if one was
+ * resolved.  svi_events_measure_native: after the step, the normal impulse MuJoCo's solver
+ * applied at the last event's contacts. */
+int  svi_events_compute(svi_instance* in, const mjModel* m, mjData* d);
+void svi_events_measure_native(svi_instance* in, const mjModel* m, const mjData* d);
+/* the impact problem of the current state (contacts detected, rows built); 0 if none */
+int  svi_events_problem(svi_instance* in, const mjModel* m, mjData* d, svi_problem_def* def,
+                        int* napproach);
 
 /* svi_pseudo.c: Johnson's pseudo-impulse; updates vplus, marks kept[k]; returns how many */
 int svi_pseudo_impulse(svi_instance* in, const double* vminus, const double* as, double* vplus,

@@ -1,0 +1,456 @@
+/* svi_events.c -- impact events among MuJoCo's contacts, and their resolution inside mj_step.
+ *
+ * Distances are measured to MuJoCo's constraint surface, g = dist - includemargin (includemargin
+ * is the pair's margin; the pair's gap makes MuJoCo report contacts before they reach it, as
+ * inactive contacts, exclude = 1).
+ * Impact event: a contact crosses the surface (g <= 0) while approaching faster than the impact
+ * speed, and it was not touching at the end of the previous step -- the moment MuJoCo's own soft
+ * contact would start to act.  Resolving it there hands the contact to MuJoCo's solver as a
+ * resting contact in the same step, with no free fall in between.
+ * Contacts in the event: every contact with g <= band (touching or resting, approaching or not:
+ * impulses pass through resting contacts, as in Newton's cradle), and every contact that closes
+ * within the simultaneity window, g <= -J_n v * window.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "svi/svi_mujoco.h"
+#include "svi_mujoco_internal.h"
+
+/* Velocity of the point p fixed to body b: cvel is the spatial velocity [rot; lin] at the
+ * subtree centre of mass of b's root (as mj_objectVelocity reads it). */
+static void point_velocity(const mjModel* m, const mjData* d, int b, const mjtNum* p, mjtNum* v) {
+  const mjtNum* cv = d->cvel + 6 * b;
+  const mjtNum* c = d->subtree_com + 3 * m->body_rootid[b];
+  mjtNum r[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
+  v[0] = cv[3] + cv[1] * r[2] - cv[2] * r[1];
+  v[1] = cv[4] + cv[2] * r[0] - cv[0] * r[2];
+  v[2] = cv[5] + cv[0] * r[1] - cv[1] * r[0];
+}
+
+static mjtNum normal_velocity(const mjModel* m, const mjData* d, const mjContact* c) {
+  mjtNum v1[3], v2[3];
+  point_velocity(m, d, m->geom_bodyid[c->geom[0]], c->pos, v1);
+  point_velocity(m, d, m->geom_bodyid[c->geom[1]], c->pos, v2);
+  return c->frame[0] * (v2[0] - v1[0]) + c->frame[1] * (v2[1] - v1[1]) + c->frame[2] * (v2[2] - v1[2]);
+}
+
+/* An approach slower than what gravity adds in two steps is resting contact, whatever the
+ * configured impact speed: otherwise a body at rest would "impact" every step. */
+static double effective_impact_speed(const svi_instance* in, const mjModel* m) {
+  double g = sqrt(m->opt.gravity[0] * m->opt.gravity[0] + m->opt.gravity[1] * m->opt.gravity[1] +
+                  m->opt.gravity[2] * m->opt.gravity[2]);
+  double rest = 2 * g * m->opt.timestep;
+  return in->cfg.impact_speed > rest ? in->cfg.impact_speed : rest;
+}
+
+/* Was this contact touching at the end of the previous step?  Same geom pair, and a contact
+ * point within the persistence radius (a sliding or rolling contact moves; a corner landing
+ * elsewhere on the same pair of geoms is a new contact).  MuJoCo lists contacts in the same
+ * order from step to step, so the entry at the same position (hint) is tried first. */
+static int was_touching(const svi_instance* in, const double* touch, int ntouch, const mjContact* c,
+                        int hint) {
+  double r = fmax(10 * in->cfg.band, 0.005);
+  for (int k = 0; k < ntouch; k++) {
+    int i = (hint + k) % ntouch;
+    const double* t = touch + SVI_TOUCH_SIZE * i;
+    if ((int)t[0] != c->geom[0] || (int)t[1] != c->geom[1]) continue;
+    double dx = t[2] - c->pos[0], dy = t[3] - c->pos[1], dz = t[4] - c->pos[2];
+    if (dx * dx + dy * dy + dz * dz <= r * r) return 1;
+  }
+  return 0;
+}
+
+static int asleep(const mjModel* m, const mjData* d, int geom) {
+  return mjENABLED(mjENBL_SLEEP) && d->body_awake[m->geom_bodyid[geom]] == mjS_ASLEEP;
+}
+
+/* Collect the active contacts into in->cidx / in->vn and this step's touching contacts into
+ * in->touch_next; returns their number, or -1 if there is no impact event this step (-2: there is
+ * one, but svi.impact must leave it to MuJoCo). */
+static int detect(svi_instance* in, const mjModel* m, const mjData* d, int* napproach) {
+  const double* state = svi_state(m, (mjData*)d, in);
+  const double* touch = state + SVI_STATE_TOUCH;
+  int ntouch = (int)state[SVI_STATE_NTOUCH];
+  double vimp = effective_impact_speed(in, m), band = in->cfg.band, win = in->cfg.window;
+  int n = 0, trigger = 0, overflow = 0, flex = 0, sleeping = 0;
+  *napproach = 0;
+  in->ntouch_next = 0;
+  in->touch_next_valid = 1;
+  for (int i = 0; i < d->ncon; i++) {
+    const mjContact* c = d->contact + i;
+    if (c->exclude > 1) continue;   /* 1 = "in gap": reported early, exactly what we want */
+    mjtNum gap = c->dist - c->includemargin;
+    if (c->geom[0] < 0 || c->geom[1] < 0) {   /* flex contacts: MuJoCo's solver keeps them */
+      flex |= gap <= 0;
+      continue;
+    }
+    mjtNum vn = normal_velocity(m, d, c);
+    int touching = gap <= band;
+    int sustained = was_touching(in, touch, ntouch, c, i);
+    /* sustained contact for the next step: crossed, or in the band and either slow or already
+     * sustained (hysteresis: a contact is new again only after it leaves the band) */
+    if (gap <= 0 || (touching && (vn >= -vimp || sustained))) {
+      if (in->ntouch_next < in->nc_max) {
+        double* t = in->touch_next + SVI_TOUCH_SIZE * in->ntouch_next++;
+        t[0] = c->geom[0]; t[1] = c->geom[1]; t[2] = c->pos[0]; t[3] = c->pos[1]; t[4] = c->pos[2];
+      } else {
+        in->touch_next_valid = 2;   /* overflowed */
+      }
+    }
+    if (!touching && !(vn < 0 && gap <= -vn * win)) continue;
+    if (gap <= 0 && vn < -vimp && !sustained) trigger = 1;
+    if (vn < -vimp) (*napproach)++;
+    if (asleep(m, d, c->geom[0]) || asleep(m, d, c->geom[1])) sleeping = 1;
+    if (n == in->nc_max) { overflow = 1; continue; }
+    in->cidx[n] = i;
+    in->vn[n] = vn;
+    n++;
+  }
+  if (in->touch_next_valid == 2) {
+    in->touch_next_valid = 1;
+    in->counters.touch_overflow++;
+    svi_report(in, SVI_WARN_TOUCH,
+               "svi.impact: more than max_contacts = %d contacts touch at once; the rest are not remembered as "
+               "sustained and may be taken for new impacts (raise max_contacts)", in->nc_max);
+  }
+  if (!trigger) return -1;
+  if (d->warning[mjWARN_CONTACTFULL].number > in->contactfull_seen) {
+    in->contactfull_seen = d->warning[mjWARN_CONTACTFULL].number;
+    svi_report(in, SVI_WARN_CONTACTFULL,
+               "svi.impact: MuJoCo's contact buffer overflowed at t = %g; impacts are resolved among the "
+               "contacts MuJoCo kept", d->time);
+  }
+  if (flex)
+    svi_report(in, SVI_WARN_FLEX,
+               "svi.impact: flex contacts are left to MuJoCo's solver (svi.impact handles rigid geoms only)");
+  if (overflow) {
+    svi_report(in, SVI_WARN_OVERFLOW,
+               "svi.impact: an impact event at t = %g has more than max_contacts = %d contacts; it is left to "
+               "MuJoCo's solver (raise max_contacts)", d->time, in->nc_max);
+    return -2;
+  }
+  if (sleeping) {
+    svi_report(in, SVI_WARN_SLEEP,
+               "svi.impact: an impact at t = %g involves a sleeping body; it is left to MuJoCo's solver", d->time);
+    return -2;
+  }
+  return n;
+}
+
+/* Rows J_n, J_t of the active contacts in MuJoCo's contact frame (normal from geom1 to geom2),
+ * as mj_instantiateContact forms them: frame * (jac(b2, p) - jac(b1, p)).  Returns nt: 1 when
+ * every contact's tangential motion is planar (one tangent row carries it), else 2. */
+static int build_rows(svi_instance* in, const mjModel* m, mjData* d, int nc) {
+  int nv = m->nv, planar = 1;
+  for (int k = 0; k < nc; k++) {
+    const mjContact* c = d->contact + in->cidx[k];
+    mj_jac(m, d, in->J1, NULL, c->pos, m->geom_bodyid[c->geom[0]]);
+    mj_jac(m, d, in->J2, NULL, c->pos, m->geom_bodyid[c->geom[1]]);
+    for (int j = 0; j < 3 * nv; j++) in->J2[j] -= in->J1[j];
+    double* jn = in->Jn + (size_t)k * nv;
+    double* t1 = in->Jt + (size_t)(2 * k) * nv;
+    double* t2 = t1 + nv;
+    for (int j = 0; j < nv; j++) {
+      const mjtNum* col = in->J2 + j;   /* rows x, y, z of column j: stride nv */
+      jn[j] = c->frame[0] * col[0] + c->frame[1] * col[nv] + c->frame[2] * col[2 * nv];
+      t1[j] = c->frame[3] * col[0] + c->frame[4] * col[nv] + c->frame[5] * col[2 * nv];
+      t2[j] = c->frame[6] * col[0] + c->frame[7] * col[nv] + c->frame[8] * col[2 * nv];
+    }
+    in->mu[k] = c->dim > 1 ? c->friction[0] : 0;
+    /* tangential motion of contact k spans rank([t1; t2]) dimensions: eigen-decompose the 2x2 Gram */
+    double a = 0, b = 0, e = 0;
+    for (int j = 0; j < nv; j++) { a += t1[j] * t1[j]; b += t1[j] * t2[j]; e += t2[j] * t2[j]; }
+    double tr = a + e, det = a * e - b * b, disc = sqrt(fmax(0.25 * tr * tr - det, 0));
+    double lmax = 0.5 * tr + disc, lmin = 0.5 * tr - disc;
+    double* dir = in->tdir + 2 * k;
+    if (lmax <= 1e-24 || lmin <= 1e-10 * lmax) {
+      /* eigenvector of lmax: (b, lmax - a) or (lmax - e, b) */
+      double x = b, y = lmax - a;
+      if (fabs(x) + fabs(y) < 1e-300) { x = lmax - e; y = b; }
+      double nrm = sqrt(x * x + y * y);
+      if (nrm < 1e-300) { x = 1; y = 0; nrm = 1; }
+      dir[0] = x / nrm;
+      dir[1] = y / nrm;
+    } else {
+      planar = 0;
+      dir[0] = 1;
+      dir[1] = 0;
+    }
+  }
+  int nt = (planar || in->cfg.friction_dirs == 2) ? 1 : 2;
+  if (nt == 1) {   /* compact to one combined tangent row per contact, in place */
+    for (int k = 0; k < nc; k++) {
+      const double* t1 = in->Jt + (size_t)(2 * k) * nv;
+      const double* t2 = t1 + nv;
+      double* out = in->J1;   /* scratch */
+      for (int j = 0; j < nv; j++) out[j] = in->tdir[2 * k] * t1[j] + in->tdir[2 * k + 1] * t2[j];
+      memcpy(in->Jt + (size_t)k * nv, out, sizeof(double) * (size_t)nv);
+    }
+  }
+  return nt;
+}
+
+int svi_events_problem(svi_instance* in, const mjModel* m, mjData* d, svi_problem_def* def,
+                       int* napproach) {
+  int nc = detect(in, m, d, napproach);
+  if (nc <= 0) return 0;
+  mj_fullM(m, d, in->M);
+  int nt = build_rows(in, m, d, nc);
+  svi_problem_def p = {m->nv, nc, nt, in->M, in->Jn, in->Jt, in->mu, d->qvel};
+  *def = p;
+  return nc;
+}
+
+/* sequential law order: the fastest-approaching contact first */
+static void approach_order(const double* vn, int nc, int* order) {
+  for (int i = 0; i < nc; i++) order[i] = i;
+  for (int i = 1; i < nc; i++)
+    for (int j = i; j > 0 && vn[order[j]] < vn[order[j - 1]]; j--) {
+      int t = order[j]; order[j] = order[j - 1]; order[j - 1] = t;
+    }
+}
+
+/* Apply the law; returns the status, v_out = post-impact velocity. */
+static int apply_law(svi_instance* in, svi_law law, uint64_t seed, long long index, int nc,
+                     double* v_out, int* lcps, int* steps, int* finish) {
+  svi_impact* s = in->imp;
+  *lcps = *steps = *finish = 0;
+  if (law == SVI_LAW_SETVALUED) {
+    svi_routh_config rc = svi_routh_default_config();
+    rc.step = in->cfg.step;
+    rc.step_abs = in->cfg.step_abs;
+    rc.max_steps = in->cfg.max_steps;
+    rc.branch = in->cfg.branch;
+    rc.seed = seed;
+    svi_sample_info info;
+    int st = svi_routh_sample(s, &rc, NULL, (uint64_t)index, v_out, &info, NULL, 0, NULL);
+    *lcps = info.lcps;
+    *steps = info.steps;
+    *finish = info.finish;
+    return st;
+  }
+  if (law == SVI_LAW_SEQUENTIAL) {
+    int order[1024];
+    approach_order(in->vn, nc, order);
+    int rounds = 0;
+    int st = svi_law_sequential(s, order, 1000, v_out, &rounds);
+    *lcps = rounds;
+    return st;
+  }
+  svi_lcp_info li;
+  int st = svi_law_simultaneous(s, NULL, v_out, &li);
+  *lcps = 1;
+  return st;
+}
+
+/* An outcome the plugin may write (checked in physical units at the end, whatever the law
+ * reported): finite, no energy gain (Theorem 7), no contact still approaching faster than
+ * 1e-6 x the largest pre-impact approach speed. */
+static int acceptable(const svi_instance* in, int nc, int st, const double* v, double ke0) {
+  if (st < 0) return 0;
+  int nv = in->nv;
+  for (int i = 0; i < nv; i++) if (!isfinite(v[i])) return 0;
+  if (svi_impact_kinetic_energy(in->imp, v) > ke0 * (1 + 1e-9) + 1e-300) return 0;
+  double vmax = 0;
+  for (int k = 0; k < nc; k++) vmax = fmax(vmax, -in->vn[k]);
+  double tol = 1e-6 * vmax;
+  for (int k = 0; k < nc; k++) {
+    double vn = 0;
+    for (int j = 0; j < nv; j++) vn += in->Jn[(size_t)k * nv + j] * v[j];
+    if (vn < -tol) return 0;
+  }
+  return 1;
+}
+
+/* the per-contact part of the record (the first SVI_EVENT_MAX_CONTACTS) */
+static void record_contacts(svi_instance* in, const mjData* d, svi_event* ev, int nc, int nt,
+                            int resolved) {
+  int nv = in->nv, nd = 2 * nt;
+  char cls[1025];
+  if (resolved) svi_classify(in->imp, d->qvel, cls);
+  for (int k = 0; k < nc && k < SVI_EVENT_MAX_CONTACTS; k++) {
+    const mjContact* c = d->contact + in->cidx[k];
+    ev->geom1[k] = c->geom[0];
+    ev->geom2[k] = c->geom[1];
+    memcpy(ev->pos[k], c->pos, sizeof(double) * 3);
+    memcpy(ev->normal[k], c->frame, sizeof(double) * 3);
+    ev->vn_before[k] = in->vn[k];
+    double vn = 0;
+    for (int j = 0; j < nv; j++) vn += in->Jn[(size_t)k * nv + j] * d->qvel[j];
+    ev->vn_after[k] = vn;
+    ev->cls[k] = resolved ? cls[k] : '-';
+    ev->kept[k] = in->kept[k];
+    if (!resolved) continue;
+    double ln = in->lam[k], ft[2] = {0, 0};
+    for (int t = 0; t < nt; t++) ft[t] = in->lam[nc + k * nd + 2 * t] - in->lam[nc + k * nd + 2 * t + 1];
+    if (nt == 1) {   /* back to MuJoCo's (t1, t2) frame */
+      double x = ft[0];
+      ft[0] = in->tdir[2 * k] * x;
+      ft[1] = in->tdir[2 * k + 1] * x;
+    }
+    ev->impulse[k][0] = ln;
+    ev->impulse[k][1] = ft[0];
+    ev->impulse[k][2] = ft[1];
+    ev->impulse_normal += ln;
+  }
+  ev->cls[nc < SVI_EVENT_MAX_CONTACTS ? nc : SVI_EVENT_MAX_CONTACTS] = 0;
+}
+
+/* The record of this event: in the log, or the preview slot. */
+static svi_event* new_record(svi_instance* in, const mjModel* m, mjData* d) {
+  if (!in->preview) return svi_log_append(in, m, d);
+  svi_event* ev = &in->preview_event;
+  in->replaced = 0;
+  memset(ev, 0, sizeof(*ev));
+  ev->index = (int)svi_state(m, d, in)[SVI_STATE_NEXT_INDEX];
+  return ev;
+}
+
+static void count_event(svi_instance* in, const svi_event* ev) {
+  in->index_next = ev->index + 1;
+  if (in->preview || in->replaced) return;
+  in->counters.events++;
+  in->counters.lcps += ev->lcps;
+  if (ev->fallback >= 2) in->counters.fallbacks++;
+  if (ev->ke_before > 0 && ev->ke_after / ev->ke_before > in->counters.max_energy_ratio)
+    in->counters.max_energy_ratio = ev->ke_after / ev->ke_before;
+  in->measure_pending = 1;
+}
+
+/* Contacts pressed by the continuous forces are kept (Johnson's pseudo-impulse): needs
+ * qacc_smooth at v-, which mj_fwdVelocity has not reached yet when compute runs (qfrc_bias is
+ * formed after mj_passive), so the velocity stage is run once at v- first. */
+static int pseudo_impulse(svi_instance* in, const mjModel* m, mjData* d, double* vplus, int nc) {
+  for (int k = 0; k < nc; k++) in->kept[k] = 0;
+  if (in->cfg.pseudo_impulse <= 0) return 0;
+  svi_impact_last_impulse(in->imp, in->lam);
+  in->busy = 1;
+  mj_fwdVelocity(m, d);
+  mj_fwdActuation(m, d);
+  mj_fwdAcceleration(m, d);
+  in->busy = 0;
+  return svi_pseudo_impulse(in, d->qvel, d->qacc_smooth, vplus, in->kept);
+}
+
+/* The law for the event with this index: a resample's one-off choice, else the override or the
+ * configuration. */
+static svi_law event_law(const svi_instance* in, long long index, uint64_t* seed) {
+  *seed = in->cfg.seed;
+  if (in->has_once && in->once_index == index) {
+    *seed = in->once_seed;
+    return (svi_law)in->once_law;
+  }
+  return svi_current_law(in);
+}
+
+int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
+  if (m->opt.integrator == mjINT_RK4 || m->nv == 0 || !in->imp) return 0;
+  int napproach = 0;
+  svi_problem_def def;
+  double* state = svi_state(m, d, in);
+  long long index = (long long)state[SVI_STATE_NEXT_INDEX];
+  in->index_next = index;
+  int nc = detect(in, m, d, &napproach);
+  if (nc == -2) in->counters.fallbacks += !in->preview;
+  if (nc <= 0 || in->suspend) return 0;
+  uint64_t seed;
+  svi_law law = event_law(in, index, &seed);
+  int nv = m->nv;
+
+  if (law == SVI_LAW_NATIVE) {   /* logged, left to MuJoCo's solver */
+    svi_event* ev = new_record(in, m, d);
+    ev->time = d->time;
+    ev->ncontact = nc;
+    ev->napproach = napproach;
+    ev->law = law;
+    ev->seed = seed;
+    ev->ke_before = ev->ke_after = NAN;
+    for (int k = 0; k < nc; k++) in->kept[k] = 0;
+    record_contacts(in, d, ev, nc, 1, 0);
+    count_event(in, ev);
+    in->measure_pending = 0;
+    return 0;
+  }
+
+  mj_fullM(m, d, in->M);
+  int nt = build_rows(in, m, d, nc);
+  svi_problem_def p = {nv, nc, nt, in->M, in->Jn, in->Jt, in->mu, d->qvel};
+  def = p;
+  char err[256];
+  int st = svi_impact_setup(in->imp, &def, err, sizeof(err));
+  if (st != SVI_OK) {
+    svi_report(in, SVI_WARN_SETUP, "svi.impact: an impact at t = %g is left to MuJoCo: %s", d->time, err);
+    in->counters.fallbacks += !in->preview;
+    return 0;
+  }
+
+  svi_event* ev = new_record(in, m, d);
+  double* vplus = in->vplus;
+  double ke0 = svi_impact_kinetic_energy(in->imp, d->qvel);
+  int lcps = 0, steps = 0, finish = 0, fallback = 0;
+  st = apply_law(in, law, seed, index, nc, vplus, &lcps, &steps, &finish);
+  if (finish == SVI_FINISH_AP) fallback = 1;
+  if (!acceptable(in, nc, st, vplus, ke0) && law != SVI_LAW_SIMULTANEOUS) {
+    int l2 = 0, s2 = 0, f2 = 0;
+    st = apply_law(in, SVI_LAW_SIMULTANEOUS, seed, index, nc, vplus, &l2, &s2, &f2);
+    lcps += l2;
+    fallback = 2;
+  }
+  int native = !acceptable(in, nc, st, vplus, ke0);
+  if (native) {
+    fallback = 3;
+    svi_report(in, SVI_WARN_FALLBACK,
+               "svi.impact: no law gave a valid outcome for the impact at t = %g (status %s); its velocity is left "
+               "to MuJoCo's solver (counted in the event log)", d->time, svi_status_string(st));
+  }
+  ev->nkept = native ? 0 : pseudo_impulse(in, m, d, vplus, nc);
+  if (native) for (int k = 0; k < nc; k++) in->kept[k] = 0;
+
+  ev->time = d->time;
+  ev->ncontact = nc;
+  ev->napproach = napproach;
+  ev->law = law;
+  ev->seed = seed;
+  ev->lcps = lcps;
+  ev->steps = steps;
+  ev->fallback = fallback;
+  ev->status = st;
+  ev->nt = nt;
+  ev->ke_before = ke0;
+  if (!native) {
+    svi_impact_last_impulse(in->imp, in->lam);
+    memcpy(d->qvel, vplus, sizeof(double) * (size_t)nv);
+  }
+  ev->ke_after = svi_impact_kinetic_energy(in->imp, d->qvel);
+  record_contacts(in, d, ev, nc, nt, !native);
+  count_event(in, ev);
+  if (native) return 0;
+
+  /* the velocity stage again, from the post-impact velocity */
+  in->busy = 1;
+  mj_fwdVelocity(m, d);
+  in->busy = 0;
+  return 1;
+}
+
+void svi_events_measure_native(svi_instance* in, const mjModel* m, const mjData* d) {
+  svi_event* ev = svi_log_last(in);
+  if (!ev) return;
+  double imp = 0;
+  int nrec = ev->ncontact < SVI_EVENT_MAX_CONTACTS ? ev->ncontact : SVI_EVENT_MAX_CONTACTS;
+  for (int i = 0; i < d->ncon; i++) {
+    const mjContact* c = d->contact + i;
+    if (c->efc_address < 0) continue;
+    for (int k = 0; k < nrec; k++) {
+      if (c->geom[0] == ev->geom1[k] && c->geom[1] == ev->geom2[k]) {
+        mjtNum f[6];
+        mj_contactForce(m, d, i, f);
+        imp += f[0] * m->opt.timestep;
+        break;
+      }
+    }
+  }
+  ev->native_impulse = imp;
+}

@@ -1,0 +1,265 @@
+/* svi_plugin.c -- svi.impact as a MuJoCo engine plugin: registration and the callbacks MuJoCo
+ * calls (DESIGN.md section 3).
+ *
+ *   nstate   compile time: the size of our part of plugin_state; validates the config, so a bad
+ *            value or an unsupported model fails in MuJoCo's compiler with our message
+ *   init     mj_makeData: the instance (config, buffers, event log), all allocation happens here
+ *   compute  mj_passive (PASSIVE capability), inside mj_fwdVelocity: detect and resolve an impact
+ *            event, write qvel, re-run mj_fwdVelocity (guarded against re-entry)
+ *   advance  after the integrator: commit this step's touching contacts to plugin_state (once per
+ *            step, never in compute: a paused viewer calls mj_forward every frame)
+ *   copy     mj_copyData: a deep copy of the log; reset: mj_resetData clears state and log
+ *   destroy  mj_deleteData
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "svi/svi_mujoco.h"
+#include "svi_mujoco_internal.h"
+
+void svi_report(svi_instance* in, int kind, const char* fmt, ...) {
+  if (in->warned & kind) return;
+  in->warned |= kind;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(in->message, sizeof(in->message), fmt, ap);
+  va_end(ap);
+  mju_warning("%s", in->message);
+}
+
+double* svi_state(const mjModel* m, mjData* d, const svi_instance* in) {
+  return d->plugin_state + m->plugin_stateadr[in->id];
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Instance lifecycle.
+ */
+static void free_instance(svi_instance* in) {
+  if (!in) return;
+  svi_impact_destroy(in->imp);
+  free(in->block);
+  free(in->cidx);
+  free(in->kept);
+  free(in->touch_next);
+  free(in->events);
+  free(in->snaps);
+  free(in);
+}
+
+static int nstate_of(const svi_config* cfg) {
+  return SVI_STATE_TOUCH + SVI_TOUCH_SIZE * cfg->max_contacts;
+}
+
+/* the instance of (m, d, id) with every buffer it will ever need */
+static svi_instance* make_instance(const mjModel* m, int id, const svi_config* cfg) {
+  svi_instance* in = calloc(1, sizeof(*in));
+  if (!in) return NULL;
+  in->cfg = *cfg;
+  in->id = id;
+  in->nv = m->nv;
+  in->nc_max = cfg->max_contacts;
+  in->nstate = nstate_of(cfg);
+  in->law_override = -1;
+  int nv = m->nv, ncmax = in->nc_max;
+  if (nv > 0) {
+    in->imp = svi_impact_create(nv, ncmax, 2);
+    if (!in->imp) { free_instance(in); return NULL; }
+  }
+  size_t need = (size_t)nv * nv + (size_t)ncmax * nv * 3 + (size_t)ncmax * 2 + 7 * (size_t)nv +
+                (size_t)ncmax * 9;
+  in->block = calloc(need + 1, sizeof(double));
+  in->cidx = calloc((size_t)ncmax, sizeof(int));
+  in->kept = calloc((size_t)ncmax, sizeof(int));
+  in->touch_next = calloc((size_t)ncmax * SVI_TOUCH_SIZE, sizeof(double));
+  in->snap_size = (int)mj_stateSize(m, mjSTATE_INTEGRATION);
+  if (!in->block || !in->cidx || !in->kept || !in->touch_next || svi_log_alloc(in, cfg->log_events)) {
+    free_instance(in);
+    return NULL;
+  }
+  double* b = in->block;
+  in->M = b;      b += (size_t)nv * nv;
+  in->Jn = b;     b += (size_t)ncmax * nv;
+  in->Jt = b;     b += (size_t)ncmax * 2 * nv;
+  in->mu = b;     b += ncmax;
+  in->vn = b;     b += ncmax;
+  in->J1 = b;     b += 3 * (size_t)nv;
+  in->J2 = b;     b += 3 * (size_t)nv;
+  in->vplus = b;  b += nv;
+  in->tdir = b;   b += (size_t)ncmax * 4;      /* per contact: tangent combination (2) + spare */
+  in->lam = b;                                 /* lambda_bar: nc (1 + nd), nd <= 4 */
+  return in;
+}
+
+static svi_instance* instance(const mjData* d, int id) {
+  return (svi_instance*)d->plugin_data[id];
+}
+
+svi_instance* svi_instance_of(const mjModel* m, const mjData* d) {
+  if (!m || !d) return NULL;
+  int id = svi_plugin_instance(m);
+  if (id < 0 || id >= d->nplugin) return NULL;
+  return instance(d, id);
+}
+
+static void clear_state(svi_instance* in, double* state) {
+  memset(state, 0, sizeof(double) * (size_t)in->nstate);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The callbacks.
+ */
+static int plugin_nstate(const mjModel* m, int id) {
+  svi_config cfg;
+  char err[600];
+  /* a bad value fails the compile here, with our message (MuJoCo turns mju_error into a compiler
+   * error); nothing is allocated yet */
+  if (svi_config_from_model(m, &cfg, err, sizeof(err)) < 0) mju_error("%s", err);
+  return nstate_of(&cfg);
+}
+
+static int plugin_init(const mjModel* m, mjData* d, int id) {
+  svi_config cfg;
+  char err[600];
+  if (svi_config_from_model(m, &cfg, err, sizeof(err)) < 0) {
+    mju_warning("%s", err);   /* MuJoCo then raises "plugin->init failed" */
+    return -1;
+  }
+  if (m->plugin_statenum[id] != nstate_of(&cfg)) {
+    mju_warning("svi.impact: the model's plugin state size does not match its config (edited after compile?)");
+    return -1;
+  }
+  svi_instance* in = make_instance(m, id, &cfg);
+  if (!in) {
+    mju_warning("svi.impact: out of memory for the impact workspace (nv=%d, max_contacts=%d, log_events=%d)",
+                (int)m->nv, cfg.max_contacts, cfg.log_events);
+    return -1;
+  }
+  if (mjDISABLED(mjDSBL_SPRING) && mjDISABLED(mjDSBL_DAMPER))
+    svi_report(in, SVI_WARN_PASSIVE,
+               "svi.impact: passive forces are disabled (flags spring and damper): MuJoCo then skips passive "
+               "plugins, so impacts are left to MuJoCo's solver. Enable either flag to use svi.impact");
+  d->plugin_data[id] = (uintptr_t)in;
+  clear_state(in, svi_state(m, d, in));
+  return 0;
+}
+
+static void plugin_destroy(mjData* d, int id) {
+  free_instance(instance(d, id));
+  d->plugin_data[id] = 0;
+}
+
+static void plugin_copy(mjData* dest, const mjModel* m, const mjData* src, int id) {
+  svi_instance *a = instance(dest, id), *b = instance(src, id);
+  if (!a || !b || a == b) return;
+  /* the configuration and overrides, counters and log; never the transient flags */
+  a->cfg = b->cfg;
+  a->law_override = b->law_override;
+  a->has_once = b->has_once;
+  a->once_law = b->once_law;
+  a->once_index = b->once_index;
+  a->once_seed = b->once_seed;
+  a->counters = b->counters;
+  a->pseudo_ambiguous = b->pseudo_ambiguous;
+  a->warned = b->warned;
+  a->contactfull_seen = b->contactfull_seen;
+  a->measure_pending = b->measure_pending;
+  memcpy(a->message, b->message, sizeof(a->message));
+  memcpy(a->touch_next, b->touch_next, sizeof(double) * SVI_TOUCH_SIZE * (size_t)b->ntouch_next);
+  a->ntouch_next = b->ntouch_next;
+  a->touch_next_valid = b->touch_next_valid;
+  svi_log_copy(a, b);
+}
+
+static void plugin_reset(const mjModel* m, double* state, void* data, int id) {
+  svi_instance* in = data;
+  if (!in) return;
+  /* MuJoCo keeps plugin_state across mj_resetData: a reset starts a new episode, so the touching
+   * list and the event counter go (the first impact is detected again) and so does the log */
+  clear_state(in, state);
+  in->ntouch_next = 0;
+  in->touch_next_valid = 0;
+  in->has_once = 0;
+  in->measure_pending = 0;
+  svi_log_clear(in);
+  in->counters.resets++;
+}
+
+static void plugin_compute(const mjModel* m, mjData* d, int id, int capability) {
+  svi_instance* in = instance(d, id);
+  if (!in || in->busy || !(capability & mjPLUGIN_PASSIVE)) return;
+  svi_events_compute(in, m, d);
+}
+
+static void plugin_advance(const mjModel* m, mjData* d, int id) {
+  svi_instance* in = instance(d, id);
+  if (!in) return;
+  in->counters.steps++;
+  if (m->opt.integrator == mjINT_RK4 || (mjDISABLED(mjDSBL_SPRING) && mjDISABLED(mjDSBL_DAMPER))) {
+    in->counters.unsupported++;
+    if (m->opt.integrator == mjINT_RK4)
+      svi_report(in, SVI_WARN_RK4,
+                 "svi.impact: the integrator was switched to RK4, which svi.impact does not support: impacts are "
+                 "left to MuJoCo's solver until it is switched back");
+    else
+      svi_report(in, SVI_WARN_PASSIVE,
+                 "svi.impact: passive forces are disabled (flags spring and damper): MuJoCo skips passive plugins, "
+                 "so impacts are left to MuJoCo's solver");
+  }
+  if (svi_current_law(in) == SVI_LAW_NATIVE) in->counters.native_steps++;
+  if (in->measure_pending) {
+    svi_events_measure_native(in, m, d);
+    in->measure_pending = 0;
+  }
+  /* this step's touching contacts become the previous step's for the next one */
+  double* state = svi_state(m, d, in);
+  int n = in->touch_next_valid ? in->ntouch_next : 0;
+  if (in->touch_next_valid) state[SVI_STATE_NEXT_INDEX] = (double)in->index_next;
+  state[SVI_STATE_NTOUCH] = n;
+  memcpy(state + SVI_STATE_TOUCH, in->touch_next, sizeof(double) * SVI_TOUCH_SIZE * (size_t)n);
+  in->touch_next_valid = 0;
+}
+
+static const char* attributes[16];
+
+static void fill_plugin(mjpPlugin* p) {
+  const char* const* keys = svi_config_keys();
+  int n = 0;
+  while (keys[n] && n < 16) { attributes[n] = keys[n]; n++; }
+  mjp_defaultPlugin(p);
+  p->name = SVI_PLUGIN_NAME;
+  p->capabilityflags = mjPLUGIN_PASSIVE;
+  p->nattribute = n;
+  p->attributes = attributes;
+  p->nstate = plugin_nstate;
+  p->init = plugin_init;
+  p->destroy = plugin_destroy;
+  p->copy = plugin_copy;
+  p->reset = plugin_reset;
+  p->compute = plugin_compute;
+  p->advance = plugin_advance;
+}
+
+void svi_plugin_register(void) {
+  static mjpPlugin plugin;
+  if (!plugin.name) fill_plugin(&plugin);
+  mjp_registerPlugin(&plugin);   /* re-registering the identical struct is a no-op */
+}
+
+mjPLUGIN_LIB_INIT(svi_impact) { svi_plugin_register(); }
+
+/* ---------------------------------------------------------------------------------------------
+ * Small accessors.
+ */
+const svi_config* svi_instance_config(const svi_instance* in) { return &in->cfg; }
+void svi_set_law(svi_instance* in, int law) { in->law_override = law >= 0 && law < SVI_NLAW ? law : -1; }
+void svi_set_seed(svi_instance* in, uint64_t seed) { in->cfg.seed = seed; }
+svi_counters svi_instance_counters(const svi_instance* in) { return in->counters; }
+const char* svi_instance_message(const svi_instance* in) { return in->message; }
+size_t svi_event_size(void) { return sizeof(svi_event); }
+
+svi_law svi_current_law(const svi_instance* in) {
+  return in->law_override >= 0 ? (svi_law)in->law_override : in->cfg.law;
+}
