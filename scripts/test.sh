@@ -3,7 +3,7 @@
 # with warnings as errors, and an AddressSanitizer + UndefinedBehaviorSanitizer build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/deps.sh
+./scripts/setup.sh
 JOBS=$(nproc 2>/dev/null || echo 2)
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSVI_WERROR=ON > /dev/null

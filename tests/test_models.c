@@ -1,23 +1,21 @@
-// test_models.c -- every MJCF model in models/ loads in stock MuJoCo and matches its documentation.
+// test_models.c -- every MJCF model in models/ loads in MuJoCo and matches its documentation.
 //
-//   test_models <models-dir>
+//   test_models <models-dir> <plugin-dir>
 //
-// For every models/*.xml: mj_loadXML succeeds; the <custom> block declares svi.plugin = svi.impact
-// and uses only known svi.* keys of the right type; from qpos0 and from every keyframe, 2 s of plain
-// mj_step stay finite with no MuJoCo warning.  Models with a known contact geometry (the paper's
+// A C host as users write one: it links MuJoCo alone and loads svi.impact at run time with
+// mj_loadAllPluginLibraries(<plugin-dir>).  Before that, a model that declares svi.impact must
+// fail to compile with MuJoCo's own message naming the plugin (docs/usage.md shows it).
+// For every models/*.xml: mj_loadXML succeeds; the model declares one svi.impact instance whose
+// config values are allowed; from qpos0 and from every keyframe, 2 s of plain mj_step, with the
+// plugin and with the plugin removed through mjSpec (native MuJoCo), stay finite with no MuJoCo
+// warning and no body ends below the floor.  Models with a known contact geometry (the paper's
 // examples and our own) must, from the keyframe "impact", report exactly the expected contacts at
 // the start and have all of them at the expected points at one step within the first 0.05 s.  The
 // expected points are computed here from the paper's parameters, not read from the model.
-//
-// Built with -DSVI_TEST_MODELS_CORE and linked with svi_examples.c (the svi_core library), it also
-// checks the six paper models against the exact planar reference problems: mass matrix, contact
-// normal and tangent Jacobians (at qpos0, where the contacts touch exactly), pre-impact velocity
-// (keyframes "impact" and "touch"), friction coefficient, Routh step h and trajectory length N.
-//
-// Built with -DSVI_TEST_MODELS_PLUGIN and linked with the svi_impact library (implies the core
-// checks), it also reads each model's configuration with the plugin's own parser, and checks that
-// svi_step finds the expected impact event: for the paper models from "touch", in the first step,
-// with exactly the expected contacts and the paper's pre-impact normal velocities J_n v.
+// The six paper models are also checked against the exact planar reference problems of the core
+// (svi_examples.c): mass matrix, contact normal and tangent Jacobians (at qpos0, where the contacts
+// touch exactly), pre-impact velocity (keyframes "impact" and "touch"), friction coefficient,
+// Routh step h and trajectory length N.
 
 #define _POSIX_C_SOURCE 200809L
 
@@ -31,15 +29,7 @@
 
 #include "svi_test.h"
 
-#ifdef SVI_TEST_MODELS_PLUGIN
-#include <svi/svi_mujoco.h>
-#ifndef SVI_TEST_MODELS_CORE
-#define SVI_TEST_MODELS_CORE
-#endif
-#endif
-#ifdef SVI_TEST_MODELS_CORE
 #include <svi/svi_core.h>
-#endif
 
 #define MAX_MODELS 64
 #define MAX_EXPECT 128
@@ -221,86 +211,83 @@ static int matched_points(const mjData* d, double p[MAX_EXPECT][3], int n, doubl
   return k;
 }
 
-static const char* custom_text(const mjModel* m, const char* key) {
-  int id = mj_name2id(m, mjOBJ_TEXT, key);
-  return id < 0 ? NULL : m->text_data + m->text_adr[id];
+// a config value of the model's plugin instance 0, NULL if absent
+static const char* config_text(const mjModel* m, const char* key) {
+  const char* v = m->nplugin ? mj_getPluginConfig(m, 0, key) : NULL;
+  return v && v[0] ? v : NULL;
 }
 
-// value of a one-number <numeric> key, or NAN if absent
-static double custom_numeric(const mjModel* m, const char* key) {
-  int id = mj_name2id(m, mjOBJ_NUMERIC, key);
-  return id < 0 || m->numeric_size[id] < 1 ? NAN : m->numeric_data[m->numeric_adr[id]];
+// value of a numeric config key, or NAN if absent
+static double config_number(const mjModel* m, const char* key) {
+  const char* v = config_text(m, key);
+  return v ? strtod(v, NULL) : NAN;
 }
 
 //---------------------------------- checks --------------------------------------------------------
 
-// The svi.* keys, their type and the least the value must satisfy, so that this check runs with
-// stock MuJoCo alone.  The plugin's parser (plugin/mujoco/svi_config.c, docs/usage.md) is the
-// reference; built with -DSVI_TEST_MODELS_PLUGIN the test runs that parser too.
+// The config keys, their type and the least the value must satisfy, checked here independently of
+// the plugin's own parser (plugin/mujoco/svi_config.c, docs/usage.md), which compiling the model
+// already ran.
 typedef enum { KEY_POSITIVE, KEY_NONNEG, KEY_COUNT, KEY_NATURAL } key_rule;
 typedef struct { const char* name; key_rule rule; } numeric_key;
 
 static const numeric_key kNumericKeys[] = {
-  {"svi.step", KEY_POSITIVE}, {"svi.step_abs", KEY_NONNEG}, {"svi.max_steps", KEY_COUNT},
-  {"svi.seed", KEY_NATURAL}, {"svi.friction_dirs", KEY_COUNT}, {"svi.window", KEY_NONNEG},
-  {"svi.impact_speed", KEY_NONNEG}, {"svi.band", KEY_NONNEG}, {"svi.pseudo_impulse", KEY_NONNEG},
-  {"svi.max_contacts", KEY_COUNT}, {"svi.log_events", KEY_COUNT},
+  {"step", KEY_POSITIVE}, {"step_abs", KEY_NONNEG}, {"max_steps", KEY_COUNT},
+  {"seed", KEY_NATURAL}, {"friction_dirs", KEY_COUNT}, {"window", KEY_NONNEG},
+  {"impact_speed", KEY_NONNEG}, {"band", KEY_NONNEG}, {"pseudo_impulse", KEY_NONNEG},
+  {"max_contacts", KEY_COUNT}, {"log_events", KEY_COUNT},
 };
 typedef struct { const char* name; const char* const* choices; int n; } text_key;
 static const char* const kLaws[] = {"setvalued", "simultaneous", "sequential", "native"};
 static const char* const kBranches[] = {"auto", "lemke", "random", "enumerate"};
 static const text_key kTextKeys[] = {
-  {"svi.law", kLaws, 4}, {"svi.branch", kBranches, 4},
+  {"law", kLaws, 4}, {"branch", kBranches, 4},
 };
 
-static void check_custom(const char* name, const mjModel* m) {
-  const char* plugin = custom_text(m, "svi.plugin");
-  CHECK(plugin && !strcmp(plugin, "svi.impact"), "%s: <text name=\"svi.plugin\"> is %s, want svi.impact",
-        name, plugin ? plugin : "missing");
-
-  for (int i=0; i < m->ntext; i++) {
-    const char* key = mj_id2name(m, mjOBJ_TEXT, i);
-    if (!key || strncmp(key, "svi.", 4)) continue;
-    const char* value = m->text_data + m->text_adr[i];
-    if (!strcmp(key, "svi.plugin")) continue;
-    const text_key* known = NULL;
+static void check_extension(const char* name, const mjModel* m) {
+  const mjpPlugin* p = m->nplugin == 1 ? mjp_getPluginAtSlot(m->plugin[0]) : NULL;
+  CHECK(p && !strcmp(p->name, "svi.impact"), "%s: declares %d plugin instances (%s), want one svi.impact",
+        name, (int)m->nplugin, p ? p->name : "none");
+  if (!p) return;
+  for (int i=0; i < p->nattribute; i++) {
+    const char* key = p->attributes[i];
+    const char* value = config_text(m, key);
+    if (!value) continue;
+    const text_key* tk = NULL;
+    const numeric_key* nk = NULL;
     for (size_t k=0; k < sizeof(kTextKeys)/sizeof(kTextKeys[0]); k++) {
-      if (!strcmp(key, kTextKeys[k].name)) known = kTextKeys + k;
+      if (!strcmp(key, kTextKeys[k].name)) tk = kTextKeys + k;
     }
-    CHECK(known, "%s: unknown <text> key %s", name, key);
-    int ok = 0;
-    for (int k=0; known && k < known->n; k++) ok |= !strcmp(value, known->choices[k]);
-    CHECK(!known || ok, "%s: %s = \"%s\" is not an allowed value", name, key, value);
-  }
-
-  for (int i=0; i < m->nnumeric; i++) {
-    const char* key = mj_id2name(m, mjOBJ_NUMERIC, i);
-    if (!key || strncmp(key, "svi.", 4)) continue;
-    const numeric_key* known = NULL;
     for (size_t k=0; k < sizeof(kNumericKeys)/sizeof(kNumericKeys[0]); k++) {
-      if (!strcmp(key, kNumericKeys[k].name)) known = kNumericKeys + k;
+      if (!strcmp(key, kNumericKeys[k].name)) nk = kNumericKeys + k;
     }
-    CHECK(known, "%s: unknown <numeric> key %s", name, key);
-    CHECK(m->numeric_size[i] == 1, "%s: %s has %d values, want 1", name, key, m->numeric_size[i]);
-    if (!known || m->numeric_size[i] < 1) continue;
-    double x = m->numeric_data[m->numeric_adr[i]];
-    int ok = isfinite(x);
-    if (known->rule == KEY_POSITIVE) ok = ok && x > 0;
-    if (known->rule == KEY_NONNEG) ok = ok && x >= 0;
-    if (known->rule == KEY_COUNT) ok = ok && x >= 1 && x == floor(x);
-    if (known->rule == KEY_NATURAL) ok = ok && x >= 0 && x == floor(x);
-    CHECK(ok, "%s: %s = %g out of range", name, key, x);
+    CHECK(tk || nk, "%s: config key %s unknown to this test", name, key);
+    if (tk) {
+      int ok = 0;
+      for (int k=0; k < tk->n; k++) ok |= !strcmp(value, tk->choices[k]);
+      CHECK(ok, "%s: %s = \"%s\" is not an allowed value", name, key, value);
+    }
+    if (nk) {
+      char* end = NULL;
+      double x = strtod(value, &end);
+      int ok = end != value && !*end && isfinite(x);
+      if (nk->rule == KEY_POSITIVE) ok = ok && x > 0;
+      if (nk->rule == KEY_NONNEG) ok = ok && x >= 0;
+      if (nk->rule == KEY_COUNT) ok = ok && x >= 1 && x == floor(x);
+      if (nk->rule == KEY_NATURAL) ok = ok && x >= 0 && x == floor(x);
+      CHECK(ok, "%s: %s = \"%s\" out of range", name, key, value);
+    }
   }
-  CHECK(isnan(custom_numeric(m, "svi.step")) || isnan(custom_numeric(m, "svi.step_abs")),
-        "%s: svi.step and svi.step_abs both given", name);
+  CHECK(isnan(config_number(m, "step")) || isnan(config_number(m, "step_abs")),
+        "%s: step and step_abs both given", name);
 }
 
-// the paper's h and N as svi.step_abs / svi.max_steps, and the pre-impact keyframes
+// the paper's h and N as config step_abs / max_steps, and the pre-impact keyframes
 static void check_paper_settings(const char* name, const mjModel* m, const paper_example* ex) {
-  double h = custom_numeric(m, "svi.step_abs"), N = custom_numeric(m, "svi.max_steps");
-  CHECK(h == ex->h, "%s: svi.step_abs = %g, paper h = %g", name, h, ex->h);
-  CHECK(N == ex->N, "%s: svi.max_steps = %g, paper N = %d", name, N, ex->N);
-  CHECK(m->nv == ex->nv, "%s: nv = %d, paper %d dofs", name, m->nv, ex->nv);
+  double h = config_number(m, "step_abs"), N = config_number(m, "max_steps");
+  CHECK(h == ex->h, "%s: step_abs = %g, paper h = %g", name, h, ex->h);
+  CHECK(N == ex->N, "%s: max_steps = %g, paper N = %d", name, N, ex->N);
+  CHECK(m->nv == ex->nv, "%s: nv = %d, paper %d dofs", name, (int)m->nv, ex->nv);
   CHECK(mj_name2id(m, mjOBJ_KEY, "impact") >= 0, "%s: no keyframe \"impact\"", name);
   CHECK(mj_name2id(m, mjOBJ_KEY, "touch") >= 0, "%s: no keyframe \"touch\"", name);
 }
@@ -337,21 +324,42 @@ static void check_contacts(const char* name, const mjModel* m, mjData* d) {
         kContactWindow);
 }
 
-// 2 s of plain mj_step from the current state: finite, no warnings
+// the deepest a moving body's centre of mass lies below a world plane geom (the floor, a slope or
+// a wall), m; negative = every body above every plane
+static double below_floor(const mjModel* m, const mjData* d) {
+  double worst = -INFINITY;
+  for (int g=0; g < m->ngeom; g++) {
+    if (m->geom_type[g] != mjGEOM_PLANE || m->geom_bodyid[g] != 0) continue;
+    const mjtNum* n = d->geom_xmat + 9*g;      // the plane's normal is its local z axis
+    for (int b=1; b < m->nbody; b++) {
+      if (m->body_dofnum[b] == 0 && m->body_parentid[b] == 0) continue;   // fixed to the world
+      const mjtNum* x = d->xipos + 3*b;
+      double h = n[2]*(x[0] - d->geom_xpos[3*g]) + n[5]*(x[1] - d->geom_xpos[3*g + 1]) +
+                 n[8]*(x[2] - d->geom_xpos[3*g + 2]);
+      worst = fmax(worst, -h);
+    }
+  }
+  return worst;
+}
+
+// 2 s of plain mj_step from the current state: finite, no warnings, nothing through the floor
 static void check_run(const char* name, const char* state, const mjModel* m, mjData* d) {
   int steps = (int)ceil(kRunTime/m->opt.timestep), bad = -1;
+  double deepest = -INFINITY;
   for (int s=0; s < steps && bad < 0; s++) {
     mj_step(m, d);
     if (!all_finite(d->qpos, m->nq) || !all_finite(d->qvel, m->nv)) bad = s;
+    deepest = fmax(deepest, below_floor(m, d));
   }
   CHECK(bad < 0, "%s (%s): non-finite qpos/qvel at step %d", name, state, bad);
+  CHECK(deepest <= 0.005, "%s (%s): a body's centre of mass went %.3f m below a floor plane", name, state,
+        deepest);
   for (int i=0; i < mjNWARNING; i++) {
     CHECK(d->warning[i].number == 0, "%s (%s): MuJoCo warning %d raised %d times", name, state,
           i, d->warning[i].number);
   }
 }
 
-#ifdef SVI_TEST_MODELS_CORE
 // the model's mass matrix, contact Jacobians and pre-impact velocity against svi_examples.c
 static void check_against_core(const char* name, const mjModel* m, mjData* d) {
   svi_example ex;
@@ -369,7 +377,7 @@ static void check_against_core(const char* name, const mjModel* m, mjData* d) {
   mjtNum* M = calloc((size_t)nv*nv, sizeof(mjtNum));
   mjtNum* jac2 = calloc((size_t)3*nv, sizeof(mjtNum));
   mjtNum* jac1 = calloc((size_t)3*nv, sizeof(mjtNum));
-  mj_fullM(m, M, d->qM);
+  mj_fullM(m, d, M);
   double err = 0, scale = 1;
   for (int i=0; i < nv*nv; i++) {
     err = fmax(err, fabs(M[i] - ex.M[i]));
@@ -385,7 +393,7 @@ static void check_against_core(const char* name, const mjModel* m, mjData* d) {
     CHECK(c >= 0, "%s: no contact exactly at reference contact %s", name, ex.contact_names[k]);
     if (c < 0) continue;
     const mjContact* con = d->contact + c;
-    int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
+    int b1 = m->geom_bodyid[con->geom[0]], b2 = m->geom_bodyid[con->geom[1]];
     mj_jac(m, d, jac2, NULL, con->pos, b2);
     memset(jac1, 0, (size_t)3*nv*sizeof(mjtNum));
     if (b1 > 0) mj_jac(m, d, jac1, NULL, con->pos, b1);
@@ -436,69 +444,26 @@ static void check_against_core(const char* name, const mjModel* m, mjData* d) {
   free(jac2);
   free(jac1);
 }
-#endif
 
-#ifdef SVI_TEST_MODELS_PLUGIN
-// the plugin's own parser accepts the configuration, and svi_step finds the expected event
-static void check_plugin(const char* name, const mjModel* m, mjData* d) {
-  svi_config cfg;
-  char err[500] = "";
-  int r = svi_config_from_model(m, &cfg, err, sizeof(err));
-  CHECK(r == 1, "%s: svi_config_from_model = %d: %s", name, r, err);
-  if (r != 1) return;
-  const paper_example* px = find_paper(name);
-  if (px) {
-    CHECK(cfg.step_abs == px->h && cfg.max_steps == px->N, "%s: plugin reads h %g, N %d", name,
-          cfg.step_abs, cfg.max_steps);
+// the same model with svi.impact removed through MuJoCo's model-editing API
+static mjModel* load_native(const char* path) {
+  char error[1000] = "";
+  mjSpec* spec = mj_parseXML(path, NULL, error, sizeof(error));
+  if (!spec) return NULL;
+  mjsElement* el = mjs_firstElement(spec, mjOBJ_PLUGIN);
+  while (el) {
+    mjsElement* next = mjs_nextElement(spec, el);
+    mjs_delete(spec, el);
+    el = next;
   }
-
-  // paper models from "touch": the event is in the first step; others from "impact"
-  int key = mj_name2id(m, mjOBJ_KEY, px ? "touch" : "impact");
-  if (key < 0) return;
-  mj_resetDataKeyframe(m, d, key);
-  mj_forward(m, d);
-  double p[MAX_EXPECT][3];
-  int n = expected_contacts(name, m, d, p);
-  if (n == 0) return;
-  svi_instance* in = svi_attach(m, d, err, sizeof(err));
-  CHECK(in != NULL, "%s: svi_attach: %s", name, err);
-  if (!in) return;
-  for (int s=0; s < 20 && svi_event_count(in) == 0; s++) svi_step(m, d);
-  const svi_event* ev = svi_event_count(in) ? svi_event_get(in, 0) : NULL;
-  CHECK(ev != NULL, "%s: no impact event within 20 steps", name);
-  if (ev) {
-    CHECK(ev->ncontact == n, "%s: the event has %d contacts, expected %d", name, ev->ncontact, n);
-    // the log records the first SVI_EVENT_MAX_CONTACTS contacts of an event
-    int nrec = ev->ncontact < SVI_EVENT_MAX_CONTACTS ? ev->ncontact : SVI_EVENT_MAX_CONTACTS;
-    int found = 0;
-    for (int c=0; c < nrec; c++) {
-      int hit = 0;
-      for (int k=0; k < n; k++) hit |= dist3(ev->pos[c], p[k]) <= kPosTol;
-      found += hit;
-    }
-    CHECK(found == nrec, "%s: %d of the event's %d recorded contacts at expected points", name,
-          found, nrec);
-  }
-  svi_example ex;
-  if (ev && px && svi_example_get(name, &ex) == SVI_OK && ex.nv == m->nv) {
-    CHECK(ev->time == 0, "%s: from \"touch\" the event is at t = %g, want 0", name, ev->time);
-    for (int k=0; k < ex.nc && k < n; k++) {
-      double vn = 0;
-      for (int j=0; j < ex.nv; j++) vn += ex.Jn[k*ex.nv + j]*ex.v[j];
-      int c = 0;
-      while (c < ev->ncontact && dist3(ev->pos[c], p[k]) > 1e-6) c++;
-      CHECK(c < ev->ncontact && fabs(ev->vn_before[c] - vn) <= 1e-9,
-            "%s: contact %s J_n v = %g in the event, %g in the paper", name, ex.contact_names[k],
-            c < ev->ncontact ? ev->vn_before[c] : NAN, vn);
-    }
-  }
-  svi_detach(d);
+  mjModel* m = mj_compile(spec, NULL);
+  mj_deleteSpec(spec);
+  return m;
 }
-#endif
 
 static void check_model(const char* dir, const char* file) {
-  char path[2*NAME_LEN + 2], name[NAME_LEN], error[1000] = "";
-  snprintf(path, sizeof(path), "%s/%s", dir, file);
+  char path[4096], name[NAME_LEN], error[1000] = "";
+  snprintf(path, sizeof(path), "%.2000s/%.1000s", dir, file);
   snprintf(name, sizeof(name), "%.*s", (int)(strlen(file) - 4), file);
 
   mjModel* m = mj_loadXML(path, NULL, error, sizeof(error));
@@ -506,30 +471,41 @@ static void check_model(const char* dir, const char* file) {
   if (!m) return;
   mjData* d = mj_makeData(m);
 
-  check_custom(name, m);
+  check_extension(name, m);
   const paper_example* ex = find_paper(name);
   if (ex) check_paper_settings(name, m, ex);
   check_contacts(name, m, d);
 
-  mj_resetData(m, d);
-  check_run(name, "qpos0", m, d);
-  for (int k=0; k < m->nkey; k++) {
-    const char* key = mj_id2name(m, mjOBJ_KEY, k);
-    mj_resetDataKeyframe(m, d, k);
-    check_run(name, key ? key : "unnamed key", m, d);
+  mjModel* mn = load_native(path);
+  CHECK(mn != NULL && mn->nplugin == 0, "%s: the model without svi.impact compiles", name);
+  mjData* dn = mn ? mj_makeData(mn) : NULL;
+  for (int native=0; native < 2 && (!native || dn); native++) {
+    const mjModel* mm = native ? mn : m;
+    mjData* dd = native ? dn : d;
+    char state[NAME_LEN + 16];
+    mj_resetData(mm, dd);
+    snprintf(state, sizeof(state), "qpos0%s", native ? ", native" : "");
+    check_run(name, state, mm, dd);
+    for (int k=0; k < mm->nkey; k++) {
+      const char* key = mj_id2name(mm, mjOBJ_KEY, k);
+      mj_resetDataKeyframe(mm, dd, k);
+      snprintf(state, sizeof(state), "%s%s", key ? key : "unnamed key", native ? ", native" : "");
+      check_run(name, state, mm, dd);
+    }
   }
+  if (dn) mj_deleteData(dn);
+  if (mn) mj_deleteModel(mn);
 
-#ifdef SVI_TEST_MODELS_CORE
   if (ex) check_against_core(name, m, d);
-#endif
-#ifdef SVI_TEST_MODELS_PLUGIN
-  check_plugin(name, m, d);
-#endif
 
-  printf("%-16s nq %2d nv %2d ngeom %3d nkey %d%s\n", name, m->nq, m->nv, m->ngeom, m->nkey,
+  printf("%-16s nq %2d nv %2d ngeom %3d nkey %d%s\n", name, (int)m->nq, (int)m->nv, (int)m->ngeom, (int)m->nkey,
          ex ? "  (paper example)" : "");
   mj_deleteData(d);
   mj_deleteModel(m);
+}
+
+static void loaded(const char* filename, int first, int count) {
+  printf("loaded %s: %d plugin(s) from slot %d\n", filename, count, first);
 }
 
 // MuJoCo's default warning handler also appends to MUJOCO_LOG.TXT in the working directory; the
@@ -540,10 +516,20 @@ static void print_warning(const char* msg) {
 
 int main(int argc, char** argv) {
   mju_user_warning = print_warning;
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s <models-dir>\n", argv[0]);
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s <models-dir> <plugin-dir>\n", argv[0]);
     return 2;
   }
+  // before the plugin library is loaded: MuJoCo's compiler refuses the model, naming the plugin
+  char path[4096], error[1000] = "";
+  snprintf(path, sizeof(path), "%.3000s/rocking_block.xml", argv[1]);
+  mjModel* m0 = mj_loadXML(path, NULL, error, sizeof(error));
+  CHECK(!m0 && strstr(error, "svi.impact"), "without the plugin library: MuJoCo says '%s'", error);
+  printf("without the plugin library, MuJoCo says: %s\n", error);
+  if (m0) mj_deleteModel(m0);
+  mj_loadAllPluginLibraries(argv[2], loaded);
+  int slot = -1;
+  CHECK(mjp_getPlugin("svi.impact", &slot) && slot >= 0, "svi.impact registered from %s", argv[2]);
   DIR* dir = opendir(argv[1]);
   CHECK(dir != NULL, "cannot open %s", argv[1]);
   if (!dir) return svi_test_finish();
@@ -569,12 +555,6 @@ int main(int argc, char** argv) {
     CHECK(found, "model %s.xml missing from %s", kRequired[r], argv[1]);
   }
 
-#ifndef SVI_TEST_MODELS_CORE
-  printf("(built without -DSVI_TEST_MODELS_CORE: no comparison with svi_examples.c)\n");
-#endif
-#ifndef SVI_TEST_MODELS_PLUGIN
-  printf("(built without -DSVI_TEST_MODELS_PLUGIN: no svi_step checks)\n");
-#endif
   for (int i=0; i < n; i++) check_model(argv[1], files[i]);
   return svi_test_finish();
 }

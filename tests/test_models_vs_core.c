@@ -1,5 +1,5 @@
 /* test_models_vs_core.c -- the MJCF models against the exact planar reference problems, and the
- * paper's Fig. 12 with native MuJoCo as the compliant model.
+ * paper's Fig. 12 with native MuJoCo (the same model without svi.impact) as the compliant model.
  *
  *   test_models_vs_core MODELS_DIR
  */
@@ -14,46 +14,53 @@
 static char models[512] = "models";
 
 typedef struct {
-  mjModel* m;
-  mjData* d;
+  mjModel* m;                /* the model, with svi.impact */
+  mjModel* mn;               /* the same model without it (svi_load_xml_native) */
+  mjData* d;                 /* m's data, run to its first impact */
+  mjData* dn;                /* mn's data at the pre-impact state */
   svi_instance* in;
   svi_problem_def def;       /* copied: owned arrays below */
   double M[81], Jn[45], Jt[90], mu[5], v[9];
 } mjcf_impact;
 
-/* First impact event of a model, rebuilt from its pre-impact snapshot (state left there). */
+/* First impact event of a model, rebuilt from its pre-impact state; dn holds that state for the
+ * native model. */
 static int first_impact(const char* file, mjcf_impact* x) {
   char path[700], err[1000];
   snprintf(path, sizeof(path), "%s/%s", models, file);
   memset(x, 0, sizeof(*x));
   x->m = svi_load_xml(path, err, sizeof(err));
-  if (!x->m) { fprintf(stderr, "%s\n", err); return 0; }
+  x->mn = svi_load_xml_native(path, err, sizeof(err));
+  if (!x->m || !x->mn) { fprintf(stderr, "%s\n", err); return 0; }
   x->d = mj_makeData(x->m);
+  x->dn = mj_makeData(x->mn);
   int k = mj_name2id(x->m, mjOBJ_KEY, "impact");
   if (k >= 0) mj_resetDataKeyframe(x->m, x->d, k);
-  mj_forward(x->m, x->d);
-  x->in = svi_attach(x->m, x->d, err, sizeof(err));
-  while (svi_event_count(x->in) == 0 && x->d->time < 2) svi_step(x->m, x->d);
+  x->in = svi_instance_of(x->m, x->d);
+  while (svi_event_count(x->in) == 0 && x->d->time < 2) mj_step(x->m, x->d);
   if (svi_event_count(x->in) == 0) return 0;
-  svi_event_restore(x->in, x->m, x->d, 0);
-  mj_step1(x->m, x->d);
+  mjData* scratch = mj_makeData(x->m);
   svi_problem_def def;
-  int nc = svi_current_problem(x->in, x->m, x->d, &def, NULL);
+  int nc = svi_event_problem(x->in, x->m, scratch, 0, &def);
+  if (nc > 0 && nc <= 5 && def.nv <= 9) {
+    memcpy(x->M, def.M, sizeof(double) * def.nv * def.nv);
+    memcpy(x->Jn, def.Jn, sizeof(double) * nc * def.nv);
+    memcpy(x->Jt, def.Jt, sizeof(double) * nc * def.nt * def.nv);
+    memcpy(x->mu, def.mu, sizeof(double) * nc);
+    memcpy(x->v, def.v, sizeof(double) * def.nv);
+    x->def = (svi_problem_def){def.nv, nc, def.nt, x->M, x->Jn, x->Jt, x->mu, x->v};
+  }
+  mj_deleteData(scratch);
   if (nc <= 0 || nc > 5 || def.nv > 9) return 0;
-  memcpy(x->M, def.M, sizeof(double) * def.nv * def.nv);
-  memcpy(x->Jn, def.Jn, sizeof(double) * nc * def.nv);
-  memcpy(x->Jt, def.Jt, sizeof(double) * nc * def.nt * def.nv);
-  memcpy(x->mu, def.mu, sizeof(double) * nc);
-  memcpy(x->v, def.v, sizeof(double) * def.nv);
-  x->def = (svi_problem_def){def.nv, nc, def.nt, x->M, x->Jn, x->Jt, x->mu, x->v};
-  svi_event_restore(x->in, x->m, x->d, 0);   /* leave d at the pre-impact state */
+  if (svi_event_load_native(x->in, x->m, 0, x->mn, x->dn) != SVI_OK) return 0;
   return nc;
 }
 
 static void free_impact(mjcf_impact* x) {
-  svi_detach(x->d);
-  mj_deleteData(x->d);
-  mj_deleteModel(x->m);
+  if (x->d) mj_deleteData(x->d);
+  if (x->dn) mj_deleteData(x->dn);
+  if (x->m) mj_deleteModel(x->m);
+  if (x->mn) mj_deleteModel(x->mn);
 }
 
 /* contact-space normal Delassus W_nn = J_n M^-1 J_n^T (by solving with the dense M) */
@@ -175,7 +182,7 @@ static void check_model(const char* file, const char* example) {
   svi_example ex;
   svi_example_get(example, &ex);
   CHECK(nc == ex.nc, "%s: first impact has %d contacts (reference %d)", file, nc, ex.nc);
-  if (nc != ex.nc) { if (x.m) free_impact(&x); return; }
+  if (nc != ex.nc) { free_impact(&x); return; }
   svi_problem_def ref = svi_example_problem(&ex);
   int perm[5];
   double werr = match_order(&x.def, &ref, perm);
@@ -218,7 +225,7 @@ static void fig12(const char* file, const char* label, double zeta, int assert_i
   mjcf_impact x;
   int nc = first_impact(file, &x);
   CHECK(nc == 2, "%s: two-contact impact", file);
-  if (nc != 2) return;
+  if (nc != 2) { free_impact(&x); return; }
   /* the set, in the two contact-normal velocities */
   svi_approx_config c = svi_approx_default_config();
   c.samples = 1 << 14;
@@ -252,7 +259,7 @@ static void fig12(const char* file, const char* label, double zeta, int assert_i
   /* native runs under perturbation: the two contacts' stiffness ratio 1e-2..1e2 (solref time
    * constant 0.02 s scaled by 10^(-r/2), i.e. stiffness ~ 1/tc^2), and the initial tilt within
    * +-0.01 deg */
-  const mjModel* m = x.m;
+  const mjModel* m = x.mn;
   mjModel* mm = mj_copyModel(NULL, m);
   mjData* d = mj_makeData(mm);
   int g[2] = {mj_name2id(m, mjOBJ_GEOM, "A"), mj_name2id(m, mjOBJ_GEOM, "B")};
@@ -260,8 +267,8 @@ static void fig12(const char* file, const char* label, double zeta, int assert_i
   int bad = 0, runs = 0;
   double worst = 0, nat_lo[2] = {INFINITY, INFINITY}, nat_hi[2] = {-INFINITY, -INFINITY};
   double snap_q[64], snap_v[64];
-  memcpy(snap_q, x.d->qpos, sizeof(double) * m->nq);
-  memcpy(snap_v, x.d->qvel, sizeof(double) * m->nv);
+  memcpy(snap_q, x.dn->qpos, sizeof(double) * m->nq);
+  memcpy(snap_v, x.dn->qvel, sizeof(double) * m->nv);
   double eps = 0.05 * vmax0;
   for (int sweep = 0; sweep < 2; sweep++) {
     for (int i = 0; i <= 20; i++) {
@@ -271,7 +278,7 @@ static void fig12(const char* file, const char* label, double zeta, int assert_i
       for (int q = 0; q < m->ngeom; q++) mm->geom_solref[2 * q + 1] = zeta;   /* damping ratio */
       memcpy(d->qpos, snap_q, sizeof(double) * m->nq);
       memcpy(d->qvel, snap_v, sizeof(double) * m->nv);
-      d->time = x.d->time;
+      d->time = x.dn->time;
       if (sweep == 0) {
         mm->geom_solref[2 * g[0]] = 0.02 * pow(10, -fmax(r, 0) / 2);
         mm->geom_solref[2 * g[1]] = 0.02 * pow(10, fmin(r, 0) / 2);

@@ -2,7 +2,8 @@
  *
  *   svi-viewer MODEL.xml [--script FILE] [--width W --height H] [--ghosts K] [--bench-fps N]
  *
- * GLFW 3.3 window, MuJoCo 2.2.2 mjv/mjr rendering.  The simulation is svi_step (the plugin); the
+ * GLFW 3.3 window, MuJoCo's classic mjv/mjr rendering.  The simulation is plain mj_step, in which
+ * svi.impact (declared in the model, loaded with this program's library) resolves impacts; the
  * selected impact event can be resampled with a new seed (button or key R), undone and redone,
  * shown under another law, and its alternatives are drawn as translucent ghosts and as an inset
  * plot of the post-impact set in two contact-normal velocities.  --script drives the real window
@@ -28,15 +29,15 @@
 typedef struct { double x, y, w, h; } rect;   /* window pixels, origin top-left */
 
 typedef struct {
-  mjData* d;
-  void* inst_state;
+  mjData* d;              /* mj_copyData copies svi.impact's instance and log with it */
   int selected;
 } undo_point;
 
 typedef struct {
   /* model and runs */
-  mjModel* m;
-  mjData *d, *native, *scratch, *ghost;
+  mjModel* m;                    /* the model, with svi.impact */
+  mjModel* mn;                   /* the same model without it: native MuJoCo */
+  mjData *d, *native, *scratch, *ghost, *nscratch;
   svi_instance* in;
   char path[512], message[1024];
   int has_plugin;
@@ -79,9 +80,17 @@ static double now_ms(void) {
   return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
 }
 
-static const char* law_name(svi_law l) {
-  static const char* n[] = {"setvalued", "simultaneous", "sequential", "native"};
-  return (unsigned)l < 4 ? n[l] : "?";
+static const char* law_name(svi_law l) { return svi_law_name(l); }
+
+/* the native run at d's state (every state component but the plugin's) */
+static void sync_native(viewer* v, mjData* dst) {
+  const int sig = mjSTATE_INTEGRATION & ~mjSTATE_PLUGIN;
+  mjtNum* st = malloc(sizeof(mjtNum) * (size_t)mj_stateSize(v->m, sig));
+  if (!st) return;
+  mj_getState(v->m, v->d, st, sig);
+  mj_setState(v->mn, dst, st, sig);
+  mj_forward(v->mn, dst);
+  free(st);
 }
 
 /* FNV-1a over qpos, qvel, time: "the same state" in test output */
@@ -136,32 +145,24 @@ static mjrRect gl_rect(const viewer* v, rect r) {
 static void record_undo(viewer* v, undo_point* stack, int* n) {
   if (*n == MAX_UNDO) {   /* drop the oldest */
     mj_deleteData(stack[0].d);
-    free(stack[0].inst_state);
     memmove(stack, stack + 1, sizeof(undo_point) * (MAX_UNDO - 1));
     (*n)--;
   }
   undo_point* u = &stack[(*n)++];
   u->d = mj_copyData(NULL, v->m, v->d);
-  u->inst_state = NULL;
-  if (v->in) {
-    u->inst_state = malloc(svi_instance_state_size(v->in));
-    svi_instance_save(v->in, u->inst_state);
-  }
   u->selected = v->selected;
 }
 
 static void apply_undo_point(viewer* v, undo_point* u) {
   mj_copyData(v->d, v->m, u->d);
-  if (v->in && u->inst_state) svi_instance_load(v->in, u->inst_state);
   v->selected = u->selected;
   mj_deleteData(u->d);
-  free(u->inst_state);
   mj_forward(v->m, v->d);
   v->ghost_event = v->inset_event = -1;
 }
 
 static void clear_redo(viewer* v) {
-  for (int i = 0; i < v->nredo; i++) { mj_deleteData(v->redo[i].d); free(v->redo[i].inst_state); }
+  for (int i = 0; i < v->nredo; i++) mj_deleteData(v->redo[i].d);
   v->nredo = 0;
 }
 
@@ -187,11 +188,10 @@ static void resample(viewer* v, uint64_t seed, svi_law law) {
   clear_redo(v);
   int sel = v->selected;
   int st = svi_event_resample(v->in, v->m, v->d, sel, seed, law);
-  mj_forward(v->m, v->d);
   v->last_resample_ms = now_ms() - t0;
   v->ghost_event = -1;   /* ghosts follow the event; the inset keeps its set, marks the new outcome */
   if (st != SVI_OK || svi_event_count(v->in) == 0) {
-    /* the native law logs no event: MuJoCo's soft contact resolves the impact over its steps */
+    /* nothing logged (should not happen: the native law logs the event it leaves to MuJoCo) */
     v->selected = svi_event_count(v->in) - 1;
     v->inset_event = -1;
     printf("resample law=%s: no event logged (MuJoCo resolves it) state=%016llx\n", law_name(law),
@@ -230,9 +230,8 @@ static void compute_alternatives(viewer* v) {
   if (v->ghost_event != v->selected && v->show_ghosts && v->nghost > 0) {
     for (int k = 0; k < v->nghost; k++) {
       svi_event_preview(v->in, v->m, v->ghost, v->selected, 1000 + (uint64_t)k, SVI_LAW_SETVALUED, q);
-      mj_step2(v->m, v->ghost);
       double t_end = v->ghost->time + 0.6;
-      while (v->ghost->time < t_end) mj_step(v->m, v->ghost);   /* short native roll-out */
+      while (v->ghost->time < t_end) mj_step(v->m, v->ghost);   /* short roll-out, svi.impact on */
       memcpy(v->ghost_qpos + (size_t)k * nq, v->ghost->qpos, sizeof(mjtNum) * nq);
     }
     v->ghost_event = v->selected;
@@ -269,8 +268,8 @@ static void compute_alternatives(viewer* v) {
       svi_problem_def frozen = def;
       frozen.Jn = jn;
       double* vn = malloc(sizeof(double) * (size_t)nc);
-      svi_event_load(v->in, v->m, v->scratch, v->selected);
-      if (svi_native_outcome(v->m, v->scratch, &frozen, 0.1, vn) > 0) {
+      if (svi_event_load_native(v->in, v->m, v->selected, v->mn, v->nscratch) == SVI_OK &&
+          svi_native_outcome(v->mn, v->nscratch, &frozen, 0.1, vn) > 0) {
         v->inset_native[0] = vn[a];
         v->inset_native[1] = vn[b];
         v->inset_has_native = 1;
@@ -342,22 +341,22 @@ static void on_impact(viewer* v) {
 
 /* one physics step of both runs */
 static void step(viewer* v) {
-  int ev = svi_step(v->m, v->d);
-  if (ev > 0 && v->in) on_impact(v);
-  if (v->show_native) mj_step(v->m, v->native);
+  long long ev = v->in ? svi_instance_counters(v->in).events : 0;
+  mj_step(v->m, v->d);
+  if (v->in && svi_instance_counters(v->in).events > ev) on_impact(v);
+  if (v->show_native) mj_step(v->mn, v->native);
 }
 
 static void reset(viewer* v) {
   int k = mj_name2id(v->m, mjOBJ_KEY, "impact");
   if (k >= 0) mj_resetDataKeyframe(v->m, v->d, k); else mj_resetData(v->m, v->d);
+  v->in = svi_instance_of(v->m, v->d);
+  if (v->in) svi_set_log_capacity(v->in, v->m, 256);
   mj_forward(v->m, v->d);
-  mj_copyData(v->native, v->m, v->d);
-  svi_detach(v->d);
-  char err[600];
-  v->in = svi_attach(v->m, v->d, err, sizeof(err));
+  sync_native(v, v->native);
   v->selected = -1;
   v->ghost_event = v->inset_event = -1;
-  for (int i = 0; i < v->nundo; i++) { mj_deleteData(v->undo[i].d); free(v->undo[i].inst_state); }
+  for (int i = 0; i < v->nundo; i++) mj_deleteData(v->undo[i].d);
   v->nundo = 0;
   clear_redo(v);
 }
@@ -379,7 +378,7 @@ static void handle_key(viewer* v, int key, int mods) {
   case GLFW_KEY_G: v->show_ghosts = !v->show_ghosts; v->ghost_event = -1; break;
   case GLFW_KEY_N:
     v->show_native = !v->show_native;
-    if (v->show_native) mj_copyData(v->native, v->m, v->d);
+    if (v->show_native) sync_native(v, v->native);
     break;
   case GLFW_KEY_I: v->pause_on_impact = !v->pause_on_impact; break;
   case GLFW_KEY_P: v->show_inset = !v->show_inset; v->inset_event = -1; break;
@@ -450,12 +449,12 @@ static void move_cb(GLFWwindow* w, double x, double y) {
   int shift = glfwGetKey(w, GLFW_KEY_LEFT_SHIFT) == GLFW_PRESS || glfwGetKey(w, GLFW_KEY_RIGHT_SHIFT) == GLFW_PRESS;
   int action = v->button_right ? (shift ? mjMOUSE_MOVE_H : mjMOUSE_MOVE_V)
              : v->button_left ? (shift ? mjMOUSE_ROTATE_H : mjMOUSE_ROTATE_V) : mjMOUSE_ZOOM;
-  mjv_moveCamera(v->m, action, dx / v->height, dy / v->height, &v->scn, &v->cam);
+  mjv_moveCamera(v->m, action, dx / v->height, dy / v->height, &v->cam);
 }
 
 static void scroll_cb(GLFWwindow* w, double xo, double yo) {
   (void)w; (void)xo;
-  mjv_moveCamera(the_viewer->m, mjMOUSE_ZOOM, 0, -0.05 * yo, &the_viewer->scn, &the_viewer->cam);
+  mjv_moveCamera(the_viewer->m, mjMOUSE_ZOOM, 0, -0.05 * yo, &the_viewer->cam);
 }
 
 /* --------------------------------------------------------------------------------------------- */
@@ -490,8 +489,8 @@ static void add_event_arrows(viewer* v) {
     if (len <= 1e-9) continue;
     g = v->scn.geoms + v->scn.ngeom++;
     mjv_initGeom(g, mjGEOM_ARROW, size, p, NULL, yellow);
-    mjv_makeConnector(g, mjGEOM_ARROW, 0.01 * ext, p[0], p[1], p[2], p[0] + len * e->normal[k][0],
-                      p[1] + len * e->normal[k][1], p[2] + len * e->normal[k][2]);
+    mjtNum to[3] = {p[0] + len * e->normal[k][0], p[1] + len * e->normal[k][1], p[2] + len * e->normal[k][2]};
+    mjv_connector(g, mjGEOM_ARROW, 0.01 * ext, p, to);
     g->category = mjCAT_DECOR;
   }
 }
@@ -567,7 +566,7 @@ static void draw_hud(viewer* v, double fps) {
   const char* l1 = "Time\nLaw\nSeed\nEvents\nSelected\nLCPs\nKE before\nKE after\nClass\nSpeed\nFPS";
   const svi_event* e = v->in && v->selected >= 0 ? svi_event_get(v->in, v->selected) : NULL;
   /* law and seed: the selected event's own, else what the next impact will use */
-  const char* law = e ? law_name(e->law) : v->has_plugin ? law_name(v->law) : "native (no svi.plugin)";
+  const char* law = e ? law_name(e->law) : v->has_plugin ? law_name(v->law) : "native (no svi.impact)";
   unsigned long long seed = e ? e->seed : v->has_plugin ? svi_instance_config(v->in)->seed : 0;
   if (e) snprintf(sel, sizeof(sel), "#%d at %.4f s", v->selected, e->time);
   snprintf(l2, sizeof(l2), "%.3f s%s\n%s\n%llu\n%d\n%s\n%d\n%.5g J\n%.5g J\n%s\n1/%d\n%.0f",
@@ -611,7 +610,7 @@ static void render(viewer* v, double fps) {
   }
   if (v->show_native) {
     float tint[4] = {0.1f, 0.9f, 0.3f, 0.35f};
-    add_translucent(v, v->native, tint);
+    add_translucent(v, v->native, tint);   /* same geoms and layout as v->m */
   }
   add_event_arrows(v);
   mjr_render(viewport, &v->scn, &v->con);
@@ -782,18 +781,20 @@ int main(int argc, char** argv) {
   if (v->ninset < 1) v->ninset = 1;
   if (v->ninset > MAX_INSET) v->ninset = MAX_INSET;
 
-  /* the model: a bad svi.* setting is reported and the model runs natively */
+  /* the model: a bad svi.impact setting is reported and the model runs natively */
   char err[1000] = "";
   v->m = svi_load_xml(v->path, err, sizeof(err));
+  v->mn = svi_load_xml_native(v->path, err[0] ? NULL : err, err[0] ? 0 : (int)sizeof(err));
   if (!v->m) {
     fprintf(stderr, "svi-viewer: %s\n", err);
-    char e2[1000] = "";
-    v->m = mj_loadXML(v->path, NULL, e2, sizeof(e2));
-    if (!v->m) { fprintf(stderr, "svi-viewer: cannot load %s: %s\n", v->path, e2); return 1; }
+    if (!v->mn) { fprintf(stderr, "svi-viewer: cannot load %s\n", v->path); return 1; }
     snprintf(v->message, sizeof(v->message), "%s\n(running natively)", err);
+    v->m = mj_copyModel(NULL, v->mn);
   }
+  if (!v->mn) { fprintf(stderr, "svi-viewer: %s\n", err); return 1; }
   v->d = mj_makeData(v->m);
-  v->native = mj_makeData(v->m);
+  v->native = mj_makeData(v->mn);
+  v->nscratch = mj_makeData(v->mn);
   v->scratch = mj_makeData(v->m);
   v->ghost = mj_makeData(v->m);
   v->ghost_qpos = calloc((size_t)MAX_GHOSTS * (v->m->nq ? v->m->nq : 1), sizeof(double));
@@ -836,10 +837,10 @@ int main(int argc, char** argv) {
   glfwSetScrollCallback(v->win, scroll_cb);
 
   reset(v);
-  v->has_plugin = v->in && svi_instance_config(v->in)->enabled;
-  if (!v->in) fprintf(stderr, "svi-viewer: %s\n", err);
+  v->has_plugin = v->in != NULL;
+  if (!v->in && !v->message[0]) fprintf(stderr, "svi-viewer: %s declares no svi.impact instance: native MuJoCo\n", v->path);
   printf("viewer model=%s plugin=%s nq=%d nv=%d window=%dx%d\n", v->path, v->has_plugin ? "yes" : "no",
-         v->m->nq, v->m->nv, w, h);
+         (int)v->m->nq, (int)v->m->nv, w, h);
   if (v->message[0]) printf("message %s\n", v->message);
   fflush(stdout);
 
@@ -861,11 +862,14 @@ int main(int argc, char** argv) {
       if (now_ms() - t_fps > 500) { fps = (v->frames - f0) / ((now_ms() - t_fps) / 1e3); f0 = v->frames; t_fps = now_ms(); }
     }
   }
-  svi_detach(v->d);
+  for (int i = 0; i < v->nundo; i++) mj_deleteData(v->undo[i].d);
+  clear_redo(v);
   mjv_freeScene(&v->scn);
   mjr_freeContext(&v->con);
   mj_deleteData(v->d); mj_deleteData(v->native); mj_deleteData(v->scratch); mj_deleteData(v->ghost);
+  mj_deleteData(v->nscratch);
   mj_deleteModel(v->m);
+  mj_deleteModel(v->mn);
   free(v->ghost_qpos);
   glfwTerminate();
   return 0;

@@ -177,6 +177,10 @@ const svi_event* svi_last_preview(const svi_instance* in);
 
 /* Load event i's pre-impact state into scratch (no forward). */
 int svi_event_load(svi_instance* in, const mjModel* m, mjData* scratch, int i);
+/* The same state for the native model (svi_load_xml_native of the same file): every component of
+ * mjSTATE_INTEGRATION but the plugin's.  Returns 0 or a negative svi_status. */
+int svi_event_load_native(svi_instance* in, const mjModel* m, int i, const mjModel* native,
+                          mjData* d_native);
 
 /* The impact problem of d's current state, without resolving it: runs mj_forward with the
  * plugin's resolution suspended and fills def with pointers into the instance's buffers (valid

@@ -66,6 +66,51 @@ static int asleep(const mjModel* m, const mjData* d, int geom) {
   return mjENABLED(mjENBL_SLEEP) && d->body_awake[m->geom_bodyid[geom]] == mjS_ASLEEP;
 }
 
+/* Is contact c sustained for the next step: crossed, or in the band and either slow or already
+ * sustained (hysteresis: a contact is new again only after it leaves the band)? */
+static int sustained_next(double gap, double band, double vn, double vimp, int sustained) {
+  return gap <= 0 || (gap <= band && (vn >= -vimp || sustained));
+}
+
+static void touch_add(svi_instance* in, const mjContact* c) {
+  if (in->ntouch_next < in->nc_max) {
+    double* t = in->touch_next + SVI_TOUCH_SIZE * in->ntouch_next++;
+    t[0] = c->geom[0]; t[1] = c->geom[1]; t[2] = c->pos[0]; t[3] = c->pos[1]; t[4] = c->pos[2];
+  } else {
+    in->touch_next_valid = 2;   /* overflowed */
+  }
+}
+
+static void touch_finish(svi_instance* in) {
+  if (in->touch_next_valid != 2) return;
+  in->touch_next_valid = 1;
+  in->counters.touch_overflow++;
+  svi_report(in, SVI_WARN_TOUCH,
+             "svi.impact: more than max_contacts = %d contacts touch at once; the rest are not remembered as "
+             "sustained and may be taken for new impacts (raise max_contacts)", in->nc_max);
+}
+
+/* After an impact: the touching contacts of the next step, from the post-impact velocity, so that
+ * the state after mj_step is the same whether mj_forward resolved the impact before it or not. */
+static void collect_touching(svi_instance* in, const mjModel* m, const mjData* d) {
+  const double* state = svi_state(m, (mjData*)d, in);
+  const double* touch = state + SVI_STATE_TOUCH;
+  int ntouch = (int)state[SVI_STATE_NTOUCH];
+  double vimp = effective_impact_speed(in, m), band = in->cfg.band;
+  in->ntouch_next = 0;
+  in->touch_next_valid = 1;
+  for (int i = 0; i < d->ncon; i++) {
+    const mjContact* c = d->contact + i;
+    if (c->exclude > 1 || c->geom[0] < 0 || c->geom[1] < 0) continue;
+    mjtNum gap = c->dist - c->includemargin;
+    if (gap > band) continue;
+    mjtNum vn = normal_velocity(m, d, c);
+    if (sustained_next(gap, band, vn, vimp, vn < -vimp && was_touching(in, touch, ntouch, c, i)))
+      touch_add(in, c);
+  }
+  touch_finish(in);
+}
+
 /* Collect the active contacts into in->cidx / in->vn and this step's touching contacts into
  * in->touch_next; returns their number, or -1 if there is no impact event this step (-2: there is
  * one, but svi.impact must leave it to MuJoCo). */
@@ -88,43 +133,35 @@ static int detect(svi_instance* in, const mjModel* m, const mjData* d, int* napp
     }
     mjtNum vn = normal_velocity(m, d, c);
     int touching = gap <= band;
-    int sustained = was_touching(in, touch, ntouch, c, i);
-    /* sustained contact for the next step: crossed, or in the band and either slow or already
-     * sustained (hysteresis: a contact is new again only after it leaves the band) */
-    if (gap <= 0 || (touching && (vn >= -vimp || sustained))) {
-      if (in->ntouch_next < in->nc_max) {
-        double* t = in->touch_next + SVI_TOUCH_SIZE * in->ntouch_next++;
-        t[0] = c->geom[0]; t[1] = c->geom[1]; t[2] = c->pos[0]; t[3] = c->pos[1]; t[4] = c->pos[2];
-      } else {
-        in->touch_next_valid = 2;   /* overflowed */
-      }
-    }
+    /* whether it touched in the previous step matters only for a fast approach in the band: a
+     * resting contact skips the search (most contacts, most steps) */
+    int sustained = touching && vn < -vimp && was_touching(in, touch, ntouch, c, i);
+    if (sustained_next(gap, band, vn, vimp, sustained)) touch_add(in, c);
     if (!touching && !(vn < 0 && gap <= -vn * win)) continue;
     if (gap <= 0 && vn < -vimp && !sustained) trigger = 1;
     if (vn < -vimp) (*napproach)++;
-    if (asleep(m, d, c->geom[0]) || asleep(m, d, c->geom[1])) sleeping = 1;
     if (n == in->nc_max) { overflow = 1; continue; }
     in->cidx[n] = i;
     in->vn[n] = vn;
     n++;
   }
-  if (in->touch_next_valid == 2) {
-    in->touch_next_valid = 1;
-    in->counters.touch_overflow++;
-    svi_report(in, SVI_WARN_TOUCH,
-               "svi.impact: more than max_contacts = %d contacts touch at once; the rest are not remembered as "
-               "sustained and may be taken for new impacts (raise max_contacts)", in->nc_max);
-  }
-  if (!trigger) return -1;
-  if (d->warning[mjWARN_CONTACTFULL].number > in->contactfull_seen) {
-    in->contactfull_seen = d->warning[mjWARN_CONTACTFULL].number;
-    svi_report(in, SVI_WARN_CONTACTFULL,
-               "svi.impact: MuJoCo's contact buffer overflowed at t = %g; impacts are resolved among the "
-               "contacts MuJoCo kept", d->time);
-  }
-  if (flex)
+  touch_finish(in);
+  if (flex && !(in->warned & SVI_WARN_FLEX))
     svi_report(in, SVI_WARN_FLEX,
                "svi.impact: flex contacts are left to MuJoCo's solver (svi.impact handles rigid geoms only)");
+  if (!trigger) return -1;
+  for (int k = 0; k < n; k++) {
+    const mjContact* c = d->contact + in->cidx[k];
+    sleeping |= asleep(m, d, c->geom[0]) || asleep(m, d, c->geom[1]);
+  }
+  int full = d->warning[mjWARN_CONTACTFULL].number + d->warning[mjWARN_CNSTRFULL].number;
+  if (full > in->contactfull_seen) {
+    in->contactfull_seen = full;
+    svi_report(in, SVI_WARN_CONTACTFULL,
+               "svi.impact: MuJoCo's contact or constraint buffer is full at t = %g (raise <size memory=...>); "
+               "impacts are resolved among the contacts MuJoCo kept, and MuJoCo cannot hold contacts it has no "
+               "constraint rows for", d->time);
+  }
   if (overflow) {
     svi_report(in, SVI_WARN_OVERFLOW,
                "svi.impact: an impact event at t = %g has more than max_contacts = %d contacts; it is left to "
@@ -310,6 +347,9 @@ static svi_event* new_record(svi_instance* in, const mjModel* m, mjData* d) {
 
 static void count_event(svi_instance* in, const svi_event* ev) {
   in->index_next = ev->index + 1;
+  in->pending = 1;
+  in->pending_index = ev->index;
+  in->pending_time = ev->time;
   if (in->preview || in->replaced) return;
   in->counters.events++;
   in->counters.lcps += ev->lcps;
@@ -351,7 +391,8 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
   svi_problem_def def;
   double* state = svi_state(m, d, in);
   long long index = (long long)state[SVI_STATE_NEXT_INDEX];
-  in->index_next = index;
+  int done = in->pending && in->pending_index == index && in->pending_time == d->time;
+  in->index_next = done ? index + 1 : index;
   int nc = detect(in, m, d, &napproach);
   if (nc == -2) in->counters.fallbacks += !in->preview;
   if (nc <= 0 || in->suspend) return 0;
@@ -432,6 +473,7 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
   in->busy = 1;
   mj_fwdVelocity(m, d);
   in->busy = 0;
+  collect_touching(in, m, d);
   return 1;
 }
 

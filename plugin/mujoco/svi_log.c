@@ -104,6 +104,7 @@ int svi_event_restore(svi_instance* in, const mjModel* m, mjData* d, int i) {
   mj_setState(m, d, snapshot(in, ev), mjSTATE_INTEGRATION);
   in->log_count = i;
   in->has_once = 0;
+  in->pending = 0;
   in->measure_pending = 0;
   in->touch_next_valid = 0;
   return SVI_OK;
@@ -129,6 +130,21 @@ int svi_event_load(svi_instance* in, const mjModel* m, mjData* scratch, int i) {
   const svi_event* ev = svi_event_get(in, i);
   if (!ev || !m || !scratch) return SVI_ERR_ARG;
   mj_setState(m, scratch, snapshot(in, ev), mjSTATE_INTEGRATION);
+  return SVI_OK;
+}
+
+int svi_event_load_native(svi_instance* in, const mjModel* m, int i, const mjModel* native,
+                          mjData* d_native) {
+  const svi_event* ev = svi_event_get(in, i);
+  const int sig = mjSTATE_INTEGRATION & ~mjSTATE_PLUGIN;
+  if (!ev || !m || !native || !d_native || native->nv != m->nv ||
+      mj_stateSize(native, sig) != mj_stateSize(m, sig))
+    return SVI_ERR_ARG;
+  double* buf = malloc(sizeof(double) * (size_t)mj_stateSize(m, sig));
+  if (!buf) return SVI_ERR_NOMEM;
+  mj_extractState(m, snapshot(in, ev), mjSTATE_INTEGRATION, buf, sig);
+  mj_setState(native, d_native, buf, sig);
+  free(buf);
   return SVI_OK;
 }
 

@@ -36,6 +36,10 @@ struct svi_instance {
   double* touch_next;
   int     ntouch_next, touch_next_valid;
   long long index_next;          /* the event counter after this step (committed by advance) */
+  int     pending;               /* an event was resolved at (pending_index, pending_time) and not
+                                    committed yet: a later mj_forward at that state keeps it */
+  long long pending_index;
+  double  pending_time;
   int     replaced;              /* the last record rewrote an entry (same event, same state) */
   /* event log: a ring of log_cap events with their pre-step states (mjSTATE_INTEGRATION) */
   svi_event* events;

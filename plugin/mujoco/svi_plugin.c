@@ -170,6 +170,10 @@ static void plugin_copy(mjData* dest, const mjModel* m, const mjData* src, int i
   memcpy(a->touch_next, b->touch_next, sizeof(double) * SVI_TOUCH_SIZE * (size_t)b->ntouch_next);
   a->ntouch_next = b->ntouch_next;
   a->touch_next_valid = b->touch_next_valid;
+  a->index_next = b->index_next;
+  a->pending = b->pending;
+  a->pending_index = b->pending_index;
+  a->pending_time = b->pending_time;
   svi_log_copy(a, b);
 }
 
@@ -183,6 +187,7 @@ static void plugin_reset(const mjModel* m, double* state, void* data, int id) {
   in->touch_next_valid = 0;
   in->has_once = 0;
   in->measure_pending = 0;
+  in->pending = 0;
   svi_log_clear(in);
   in->counters.resets++;
 }
@@ -217,6 +222,7 @@ static void plugin_advance(const mjModel* m, mjData* d, int id) {
   double* state = svi_state(m, d, in);
   int n = in->touch_next_valid ? in->ntouch_next : 0;
   if (in->touch_next_valid) state[SVI_STATE_NEXT_INDEX] = (double)in->index_next;
+  in->pending = 0;
   state[SVI_STATE_NTOUCH] = n;
   memcpy(state + SVI_STATE_TOUCH, in->touch_next, sizeof(double) * SVI_TOUCH_SIZE * (size_t)n);
   in->touch_next_valid = 0;

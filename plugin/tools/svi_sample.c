@@ -9,7 +9,10 @@
 
 #include "svi/svi_core.h"
 #include "svi/svi_mujoco.h"
+#include "svi_cli.h"
 #include "svi_plot.h"
+
+static const char* const T = "svi-sample";
 
 typedef struct {
   const char* example;
@@ -32,7 +35,7 @@ static void usage(FILE* f) {
     "Approximates the post-impact velocity set of a reference problem, or of the first impact\n"
     "event of an MJCF model, with native MuJoCo's outcome marked (Halm & Posa, Alg. 2).\n"
     "  --example NAME     rocking_block | box_wall | compass_gait | disk_stack | zeno_block | ramone\n"
-    "  --model FILE       an MJCF model declaring svi.plugin; runs to its first impact event\n"
+    "  --model FILE       an MJCF model declaring the svi.impact plugin; runs to its first impact event\n"
     "  --key NAME         keyframe to start from (default 'impact' if the model has one)\n"
     "  --samples M        number of samples (default: the paper's M, Appendix A)\n"
     "  --steps N          Routh steps per sample before the final step (default: paper's N)\n"
@@ -63,14 +66,14 @@ static int parse(int argc, char** argv, options* o) {
     else if (!strcmp(a, "--example")) { NEEDV(); o->example = v; }
     else if (!strcmp(a, "--model")) { NEEDV(); o->model = v; }
     else if (!strcmp(a, "--key")) { NEEDV(); o->key = v; }
-    else if (!strcmp(a, "--samples")) { NEEDV(); o->samples = atoll(v); if (o->samples <= 0) { fprintf(stderr, "svi-sample: --samples must be >= 1\n"); return 0; } }
-    else if (!strcmp(a, "--steps")) { NEEDV(); o->steps = atoi(v); if (o->steps <= 0) { fprintf(stderr, "svi-sample: --steps must be >= 1\n"); return 0; } }
-    else if (!strcmp(a, "--h")) { NEEDV(); o->h_abs = atof(v); if (!(o->h_abs > 0)) { fprintf(stderr, "svi-sample: --h must be > 0 (N s)\n"); return 0; } }
-    else if (!strcmp(a, "--step")) { NEEDV(); o->step_rel = atof(v); if (!(o->step_rel > 0)) { fprintf(stderr, "svi-sample: --step must be > 0\n"); return 0; } }
-    else if (!strcmp(a, "--eps")) { NEEDV(); o->eps = atof(v); if (!(o->eps > 0)) { fprintf(stderr, "svi-sample: --eps must be > 0 (m/s)\n"); return 0; } }
-    else if (!strcmp(a, "--seed")) { NEEDV(); o->seed = strtoull(v, NULL, 10); }
-    else if (!strcmp(a, "--threads")) { NEEDV(); o->threads = atoi(v); if (o->threads <= 0) { fprintf(stderr, "svi-sample: --threads must be >= 1\n"); return 0; } }
-    else if (!strcmp(a, "--paths")) { NEEDV(); o->paths = atoi(v); if (o->paths < 0) o->paths = 0; }
+    else if (!strcmp(a, "--samples")) { NEEDV(); long long x; if (!svi_cli_int(T, a, v, 1, 1LL << 40, &x)) return 0; o->samples = x; }
+    else if (!strcmp(a, "--steps")) { NEEDV(); long long x; if (!svi_cli_int(T, a, v, 1, 100000, &x)) return 0; o->steps = (int)x; }
+    else if (!strcmp(a, "--h")) { NEEDV(); if (!svi_cli_double(T, a, v, 1e-300, 1e300, &o->h_abs)) return 0; }
+    else if (!strcmp(a, "--step")) { NEEDV(); if (!svi_cli_double(T, a, v, 1e-300, 1e300, &o->step_rel)) return 0; }
+    else if (!strcmp(a, "--eps")) { NEEDV(); if (!svi_cli_double(T, a, v, 1e-300, 1e300, &o->eps)) return 0; }
+    else if (!strcmp(a, "--seed")) { NEEDV(); uint64_t x; if (!svi_cli_seed(T, a, v, &x)) return 0; o->seed = x; }
+    else if (!strcmp(a, "--threads")) { NEEDV(); long long x; if (!svi_cli_int(T, a, v, 1, 1024, &x)) return 0; o->threads = (int)x; }
+    else if (!strcmp(a, "--paths")) { NEEDV(); long long x; if (!svi_cli_int(T, a, v, 0, 1000000, &x)) return 0; o->paths = (int)x; }
     else if (!strcmp(a, "--csv")) { NEEDV(); o->csv = v; }
     else if (!strcmp(a, "--plot")) { NEEDV(); o->plot = v; }
     else if (!strcmp(a, "--branch")) {
@@ -144,34 +147,34 @@ static int from_example(const char* name, problem* p) {
   return 1;
 }
 
-/* Run the model with svi_step to its first impact event, take that event's impact problem from
- * its pre-impact snapshot, and run native MuJoCo from the same snapshot. */
+/* Run the model with mj_step (svi.impact resolves its impacts) to its first impact event, take
+ * that event's impact problem from its pre-impact state, and run native MuJoCo (the same model
+ * without the plugin, svi_load_xml_native) from the same state. */
 static int from_model(const char* path, const char* key, problem* p) {
   char err[1000];
   mjModel* m = svi_load_xml(path, err, sizeof(err));
   if (!m) { fprintf(stderr, "svi-sample: %s\n", err); return 0; }
   mjData* d = mj_makeData(m);
+  mjData* scratch = mj_makeData(m);
+  svi_instance* in = svi_instance_of(m, d);
+  if (!d || !scratch || !in) {
+    fprintf(stderr, "svi-sample: %s does not declare the svi.impact plugin (<extension>)\n", path);
+    return 0;
+  }
   int kid = mj_name2id(m, mjOBJ_KEY, key ? key : "impact");
   if (key && kid < 0) { fprintf(stderr, "svi-sample: %s has no keyframe '%s'\n", path, key); return 0; }
   if (kid >= 0) mj_resetDataKeyframe(m, d, kid);
-  mj_forward(m, d);
-  svi_instance* in = svi_attach(m, d, err, sizeof(err));
-  if (!in) { fprintf(stderr, "svi-sample: %s\n", err); return 0; }
-  if (!svi_instance_config(in)->enabled) {
-    fprintf(stderr, "svi-sample: %s does not declare svi.plugin = \"svi.impact\"\n", path);
-    return 0;
-  }
-  while (svi_event_count(in) == 0 && d->time < 10) svi_step(m, d);
+  while (svi_event_count(in) == 0 && d->time < 10) mj_step(m, d);
   if (svi_event_count(in) == 0) {
     fprintf(stderr, "svi-sample: %s has no impact event in its first 10 s\n", path);
     return 0;
   }
   double t_event = svi_event_get(in, 0)->time;
-  svi_event_restore(in, m, d, 0);
-  mj_step1(m, d);
+  svi_instance* sin = svi_instance_of(m, scratch);
+  svi_event_load(in, m, scratch, 0);
   svi_problem_def def;
-  int* cidx = malloc(sizeof(int) * (size_t)(m->nconmax > 0 ? m->nconmax : 1024));
-  int nc = svi_current_problem(in, m, d, &def, cidx);
+  int* cidx = malloc(sizeof(int) * (size_t)svi_instance_config(in)->max_contacts);
+  int nc = cidx ? svi_current_problem(sin, m, scratch, &def, cidx) : 0;
   if (nc <= 0) { fprintf(stderr, "svi-sample: could not rebuild the impact problem\n"); return 0; }
   memset(p, 0, sizeof(*p));
   const char* base = strrchr(path, '/');
@@ -191,8 +194,8 @@ static int from_model(const char* path, const char* key, problem* p) {
   p->plot_a = 0;
   p->plot_b = nc > 1 ? 1 : 0;
   for (int k = 0; k < nc; k++) {
-    const mjContact* c = d->contact + cidx[k];
-    int g = m->geom_bodyid[c->geom1] == 0 ? c->geom2 : c->geom1;
+    const mjContact* c = scratch->contact + cidx[k];
+    int g = m->geom_bodyid[c->geom[0]] == 0 ? c->geom[1] : c->geom[0];
     const char* gn = mj_id2name(m, mjOBJ_GEOM, g);
     if (gn) snprintf(p->cname[k], 32, "%s", gn);
     else snprintf(p->cname[k], 32, "c%d", k);
@@ -207,14 +210,21 @@ static int from_model(const char* path, const char* key, problem* p) {
   p->N = cfg->max_steps;
   p->samples = 1 << 14;
   /* native MuJoCo from the same pre-impact state */
-  svi_event_restore(in, m, d, 0);
+  mjModel* mn = svi_load_xml_native(path, err, sizeof(err));
+  mjData* dn = mn ? mj_makeData(mn) : NULL;
   p->native_vn = malloc(sizeof(double) * (size_t)nc);
-  svi_problem_def frozen = problem_def(p);
-  int ns = svi_native_outcome(m, d, &frozen, 0.1, p->native_vn);
-  p->has_native = ns > 0;
-  if (ns <= 0) fprintf(stderr, "svi-sample: native MuJoCo still approaching after 0.1 s; not marked\n");
+  if (dn && svi_event_load_native(in, m, 0, mn, dn) == SVI_OK) {
+    svi_problem_def frozen = problem_def(p);
+    int ns = svi_native_outcome(mn, dn, &frozen, 0.1, p->native_vn);
+    p->has_native = ns > 0;
+    if (ns <= 0) fprintf(stderr, "svi-sample: native MuJoCo still approaching after 0.1 s; not marked\n");
+  } else {
+    fprintf(stderr, "svi-sample: no native reference: %s\n", mn ? "state mismatch" : err);
+  }
   free(cidx);
-  svi_detach(d);
+  if (dn) mj_deleteData(dn);
+  if (mn) mj_deleteModel(mn);
+  mj_deleteData(scratch);
   mj_deleteData(d);
   mj_deleteModel(m);
   return 1;

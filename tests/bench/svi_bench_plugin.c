@@ -1,11 +1,19 @@
 /* svi_bench_plugin.c -- the plugin's costs next to native MuJoCo, measured side by side.
  *
  *   svi-bench-plugin MODELS_DIR [--quick]
+ *   svi-bench-plugin --count MODEL.xml plugin|native STEPS     (for callgrind, see below)
  *
- * A. svi_step against mj_step on steps without impacts (bodies resting or flying), interleaved
- *    in blocks so both see the same machine state.
- * B. One impact event against the number of contacts: a plate landing on N supports
- *    (models/make_plate.sh N), the impact step of svi_step against mj_step from the same state.
+ * The native reference is the same model without svi.impact (svi_load_xml_native: the plugin
+ * instance removed through mjSpec), so margins, solver and options are identical.
+ * A. mj_step with svi.impact against mj_step without it, on steps without impacts (resting or
+ *    swinging bodies), both from the same state, interleaved in blocks so both see the same
+ *    machine state; medians over the blocks.
+ * B. The impact step of every bundled model: mj_step from the pre-impact state with svi.impact
+ *    against native mj_step from the same state.
+ * C. One impact event against the number of contacts: a plate landing on N supports
+ *    (models/make_plate.sh N).
+ * --count runs STEPS impact-free steps of one variant inside run_steps(), for
+ *    valgrind --tool=callgrind --toggle-collect=run_steps (tests/bench/overhead_callgrind.sh).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -22,106 +30,196 @@ static double now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static mjModel* load(const char* path) {
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double* x, int n) {
+  qsort(x, (size_t)n, sizeof(double), cmp_double);
+  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+typedef struct {
+  mjModel *m, *mn;      /* with svi.impact, without */
+  mjData *d, *dn;
+  double* state;        /* the start state, without the plugin's part */
+  int sig;
+} pair;
+
+static const int kNoPlugin = mjSTATE_INTEGRATION & ~mjSTATE_PLUGIN;
+
+/* Both models at one impact-free state: the plugin model run from keyframe `key` for `settle`
+ * seconds (past its impacts), the same state given to the native model. */
+static int make_pair(const char* path, const char* key, double settle, pair* p) {
   char err[1000];
-  mjModel* m = svi_load_xml(path, err, sizeof(err));
-  if (!m) fprintf(stderr, "%s\n", err);
-  return m;
+  memset(p, 0, sizeof(*p));
+  p->m = svi_load_xml(path, err, sizeof(err));
+  p->mn = svi_load_xml_native(path, err, sizeof(err));
+  if (!p->m || !p->mn) { fprintf(stderr, "%s\n", err); return 0; }
+  p->d = mj_makeData(p->m);
+  p->dn = mj_makeData(p->mn);
+  int k = mj_name2id(p->m, mjOBJ_KEY, key);
+  if (k >= 0) mj_resetDataKeyframe(p->m, p->d, k);
+  while (p->d->time < settle) mj_step(p->m, p->d);
+  p->sig = kNoPlugin;
+  p->state = malloc(sizeof(double) * (size_t)mj_stateSize(p->m, p->sig));
+  mj_getState(p->m, p->d, p->state, p->sig);
+  return 1;
 }
 
-static void reset_key(const mjModel* m, mjData* d, const char* key) {
-  int k = mj_name2id(m, mjOBJ_KEY, key);
-  if (k >= 0) mj_resetDataKeyframe(m, d, k); else mj_resetData(m, d);
-  mj_forward(m, d);
+static void free_pair(pair* p) {
+  free(p->state);
+  if (p->d) mj_deleteData(p->d);
+  if (p->dn) mj_deleteData(p->dn);
+  if (p->m) mj_deleteModel(p->m);
+  if (p->mn) mj_deleteModel(p->mn);
 }
 
-/* A: the same model stepped natively and with svi_step from the same settled state */
-static void overhead(const char* dir, const char* file, const char* key, double settle, int steps) {
+/* the same start for both: the plugin keeps its touching list from the settled run */
+static void restart(pair* p) {
+  mj_setState(p->m, p->d, p->state, p->sig);
+  mj_setState(p->mn, p->dn, p->state, p->sig);
+}
+
+static const char* const kModels[] = {
+  "rocking_block.xml", "box_wall.xml", "compass_gait.xml", "disk_stack.xml", "ramone.xml", "zeno_block.xml",
+  "block_flat_3d.xml", "newtons_cradle.xml", "rimless_wheel.xml", "plate_4.xml", "plate_25.xml"};
+
+/* Impact-free steps: 3 s past the first impacts (resting), or the cradle swinging as one after its
+ * impact; the rimless wheel rolls on, 1 ms after an impact (blocks of 100 steps end before the
+ * next one).  The tables print the events seen, which must be 0. */
+static double settle_time(const char* path) {
+  if (strstr(path, "cradle")) return 0.01;
+  if (strstr(path, "rimless")) return 0.0015;
+  return 3.0;
+}
+
+/* A: one model */
+static void overhead(const char* dir, const char* file, int steps) {
   char path[700];
   snprintf(path, sizeof(path), "%s/%s", dir, file);
-  mjModel* m = load(path);
-  if (!m) return;
-  mjData *a = mj_makeData(m), *b = mj_makeData(m);
-  reset_key(m, a, key);
-  while (a->time < settle) svi_step(m, a);   /* past every impact */
-  mj_copyData(b, m, a);
-  svi_instance* in = svi_attach(m, b, NULL, 0);
+  pair p;
+  if (!make_pair(path, "impact", settle_time(path), &p)) return;
+  svi_instance* in = svi_instance_of(p.m, p.d);
   long long ev0 = svi_instance_counters(in).events;
-  double tn = 0, ts = 0;
-  int ncon = a->ncon;
-  const int block = 500;
-  for (int done = 0; done < steps; done += block) {
+  mjtNum* touch = malloc(sizeof(mjtNum) * (size_t)p.m->npluginstate);
+  memcpy(touch, p.d->plugin_state, sizeof(mjtNum) * (size_t)p.m->npluginstate);
+  const int block = 100;
+  int nb = steps / block;
+  double* tn = malloc(sizeof(double) * (size_t)nb);
+  double* ts = malloc(sizeof(double) * (size_t)nb);
+  for (int b = 0; b < nb; b++) {
+    restart(&p);
+    memcpy(p.d->plugin_state, touch, sizeof(mjtNum) * (size_t)p.m->npluginstate);
     double t0 = now();
-    for (int i = 0; i < block; i++) mj_step(m, a);
+    for (int i = 0; i < block; i++) mj_step(p.mn, p.dn);
     double t1 = now();
-    for (int i = 0; i < block; i++) svi_step(m, b);
+    for (int i = 0; i < block; i++) mj_step(p.m, p.d);
     double t2 = now();
-    tn += t1 - t0;
-    ts += t2 - t1;
+    tn[b] = (t1 - t0) / block;
+    ts[b] = (t2 - t1) / block;
   }
   long long ev = svi_instance_counters(in).events - ev0;
-  svi_detach(a);
-  printf("| %s | %d | %d | %.2f | %.2f | %+.1f%% | %lld |\n", file, m->nv, ncon, tn / steps * 1e6,
-         ts / steps * 1e6, 100 * (ts - tn) / tn, ev);
-  svi_detach(b);
-  mj_deleteData(a);
-  mj_deleteData(b);
-  mj_deleteModel(m);
+  double mn = median(tn, nb), ms = median(ts, nb);
+  printf("| %s | %d | %d | %.2f | %.2f | %+.1f%% | %lld |\n", file, (int)p.m->nv, p.d->ncon, mn * 1e6, ms * 1e6,
+         100 * (ms - mn) / mn, ev);
+  free(tn); free(ts); free(touch);
+  free_pair(&p);
 }
 
-/* B: the impact step of a plate on n supports */
-static void impact_cost(const char* dir, int n, int reps) {
+/* --count: STEPS steps of one variant, for callgrind's --toggle-collect=run_steps */
+__attribute__((noinline)) void run_steps(const mjModel* m, mjData* d, int n) {
+  for (int i = 0; i < n; i++) mj_step(m, d);
+}
+
+static int count_mode(const char* path, const char* which, int steps) {
+  pair p;
+  if (!make_pair(path, "impact", settle_time(path), &p)) return 1;
+  restart(&p);
+  int native = !strcmp(which, "native");
+  svi_instance* in = svi_instance_of(p.m, p.d);
+  long long e0 = svi_instance_counters(in).events;
+  run_steps(native ? p.mn : p.m, native ? p.dn : p.d, steps);
+  printf("MuJoCo %s, %s %s: %d steps, t = %g, impact events %lld\n", mj_versionString(), path, which, steps,
+         native ? p.dn->time : p.d->time, svi_instance_counters(in).events - e0);
+  free_pair(&p);
+  return 0;
+}
+
+/* B: the impact step of one model, and of a plate on n supports (C) */
+static void impact_step(const char* path, const char* label, int reps, int plate_n) {
+  pair p;
+  char err[1000];
+  memset(&p, 0, sizeof(p));
+  p.m = svi_load_xml(path, err, sizeof(err));
+  p.mn = svi_load_xml_native(path, err, sizeof(err));
+  if (!p.m || !p.mn) { fprintf(stderr, "%s\n", err); free_pair(&p); return; }
+  p.d = mj_makeData(p.m);
+  p.dn = mj_makeData(p.mn);
+  int k = mj_name2id(p.m, mjOBJ_KEY, "impact");
+  if (k >= 0) mj_resetDataKeyframe(p.m, p.d, k);
+  svi_instance* in = svi_instance_of(p.m, p.d);
+  while (svi_event_count(in) == 0 && p.d->time < 1) mj_step(p.m, p.d);
+  if (!svi_event_count(in)) { printf("| %s | no impact event |\n", label); free_pair(&p); return; }
+  svi_event ev = *svi_event_get(in, 0);
+  double* ts = malloc(sizeof(double) * (size_t)reps);
+  double* tn = malloc(sizeof(double) * (size_t)reps);
+  for (int r = 0; r < reps; r++) {
+    svi_event_restore(in, p.m, p.d, 0);
+    svi_event_load_native(in, p.m, 0, p.mn, p.dn);
+    double t0 = now();
+    mj_step(p.m, p.d);
+    double t1 = now();
+    mj_step(p.mn, p.dn);
+    double t2 = now();
+    ts[r] = t1 - t0;
+    tn[r] = t2 - t1;
+  }
+  double ms = median(ts, reps), mn = median(tn, reps);
+  if (plate_n)
+    printf("| %d | %d | %d | %d | %.1f | %.1f | %.1f |\n", plate_n, ev.ncontact,
+           ev.nt == 2 ? 7 * ev.ncontact : 5 * ev.ncontact, ev.lcps, ms * 1e6, mn * 1e6, ms / mn);
+  else
+    printf("| %s | %d | %d | %d | %.1f | %.1f | %.1f |\n", label, (int)p.m->nv, ev.ncontact, ev.lcps, ms * 1e6,
+           mn * 1e6, ms / mn);
+  free(ts); free(tn);
+  free_pair(&p);
+}
+
+static void plate(const char* dir, int n, int reps) {
   char cmd[800], path[256];
   snprintf(path, sizeof(path), "/tmp/svi_bench_plate_%d.xml", n);
   snprintf(cmd, sizeof(cmd), "sh %s/make_plate.sh %d > %s", dir, n, path);
   if (system(cmd) != 0) { fprintf(stderr, "cannot generate %s\n", path); return; }
-  mjModel* m = load(path);
-  if (!m) return;
-  mjData* d = mj_makeData(m);
-  reset_key(m, d, "impact");
-  svi_instance* in = svi_attach(m, d, NULL, 0);
-  while (svi_event_count(in) == 0 && d->time < 1) svi_step(m, d);
-  const svi_event* ev = svi_event_get(in, 0);
-  if (!ev) { printf("| %d | no event |\n", n); return; }
-  int ncontact = ev->ncontact, lcps = ev->lcps;
-  /* time the impact step: restore the pre-impact state, step; native from the same state */
-  double ts = 0, tn = 0;
-  mjData* nat = mj_makeData(m);
-  for (int r = 0; r < reps; r++) {
-    svi_event_restore(in, m, d, 0);
-    mj_copyData(nat, m, d);
-    double t0 = now();
-    svi_step(m, d);
-    double t1 = now();
-    mj_step(m, nat);
-    double t2 = now();
-    ts += t1 - t0;
-    tn += t2 - t1;
-  }
-  ev = svi_event_get(in, svi_event_count(in) - 1);
-  printf("| %d | %d | %d | %d | %.1f | %.1f | %.1f |\n", n, ncontact, ev->nt == 2 ? 7 * ncontact : 5 * ncontact,
-         lcps, ts / reps * 1e6, tn / reps * 1e6, (ts - tn) / reps * 1e6);
-  svi_detach(d);
-  mj_deleteData(d);
-  mj_deleteData(nat);
-  mj_deleteModel(m);
+  impact_step(path, "", reps, n);
 }
 
 int main(int argc, char** argv) {
+  if (argc == 5 && !strcmp(argv[1], "--count")) return count_mode(argv[2], argv[3], atoi(argv[4]));
   const char* dir = argc > 1 ? argv[1] : "models";
   int quick = argc > 2 && !strcmp(argv[2], "--quick");
   int steps = quick ? 5000 : 50000;
-  printf("## 4. svi_step against mj_step on steps without impacts (%d steps each, interleaved)\n\n", steps);
-  printf("| model | nv | contacts | mj_step us | svi_step us | overhead | events |\n|---|---|---|---|---|---|---|\n");
-  overhead(dir, "block_flat_3d.xml", "impact", 1.0, steps);
-  overhead(dir, "plate_25.xml", "impact", 1.0, steps);
-  overhead(dir, "rocking_block.xml", "impact", 1.0, steps);
-  overhead(dir, "disk_stack.xml", "impact", 1.0, steps);
-  overhead(dir, "ramone.xml", "impact", 2.0, steps);
-  overhead(dir, "newtons_cradle.xml", "pulled", 0.05, steps);   /* swinging, before the impact */
-  printf("\n## 5. One impact event against the number of contacts (plate on N supports)\n\n");
-  printf("| supports | contacts in the event | LCP size | LCPs | svi_step impact step us | mj_step same state us | impact cost us |\n|---|---|---|---|---|---|---|\n");
+  printf("MuJoCo %s\n\n", mj_versionString());
+  printf("## A. mj_step with svi.impact against the same model without it, steps without impacts "
+         "(%d steps each, blocks of 100 interleaved, medians)\n\n", steps);
+  printf("| model | nv | contacts | native mj_step us | with svi.impact us | overhead | events |\n"
+         "|---|---|---|---|---|---|---|\n");
+  for (size_t i = 0; i < sizeof(kModels) / sizeof(kModels[0]); i++) overhead(dir, kModels[i], steps);
+
+  printf("\n## B. The impact step: mj_step with svi.impact from the pre-impact state of the first event, "
+         "against native mj_step from the same state (medians of %d)\n\n", quick ? 20 : 200);
+  printf("| model | nv | contacts | LCPs | impact step us | native mj_step us | ratio |\n|---|---|---|---|---|---|---|\n");
+  for (size_t i = 0; i < sizeof(kModels) / sizeof(kModels[0]); i++) {
+    char path[700];
+    snprintf(path, sizeof(path), "%s/%s", dir, kModels[i]);
+    impact_step(path, kModels[i], quick ? 20 : 200, 0);
+  }
+
+  printf("\n## C. One impact event against the number of contacts (plate on N supports)\n\n");
+  printf("| supports | contacts in the event | LCP size | LCPs | impact step us | native mj_step us | ratio |\n"
+         "|---|---|---|---|---|---|---|\n");
   const int ns[] = {2, 4, 9, 16, 25, 36, 49, 64, 81, 100};
-  for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) impact_cost(dir, ns[i], quick ? 5 : 30);
+  for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) plate(dir, ns[i], quick ? 5 : 30);
   return 0;
 }

@@ -1,0 +1,322 @@
+"""svi: set-valued impacts for MuJoCo, from Python.
+
+The impact law runs inside MuJoCo: once the plugin library is loaded, a model that declares
+``svi.impact`` (``<extension><plugin plugin="svi.impact">...``) resolves its impacts in plain
+``mujoco.mj_step``.  This module loads the library and reaches the event log, resampling and the
+set preview of an ``MjData`` through ``ctypes`` on the library's C API (include/svi/svi_mujoco.h);
+no compiled extension is involved::
+
+    import mujoco, svi
+    svi.load()                                    # mujoco.mj_loadPluginLibrary + ctypes
+    m = mujoco.MjModel.from_xml_path("models/rocking_block.xml")
+    d = mujoco.MjData(m)
+    mujoco.mj_resetDataKeyframe(m, d, m.key("impact").id)
+    while d.time < 0.5:
+        mujoco.mj_step(m, d)
+    imp = svi.Impacts(m, d)
+    print(imp.events[0])                          # the first impact event
+    imp.resample(0, seed=7)                       # d is now at event 0's new outcome
+    imp.restore(0)                                # d is back before the impact
+
+The library must be the one built against the same ``libmujoco`` the ``mujoco`` package loads
+(CMake links the wheel's library; ``svi.load`` checks that the plugin registered where
+``mujoco`` looks).
+"""
+
+import ctypes
+import dataclasses
+import os
+from typing import List, Optional, Sequence
+
+import mujoco
+import numpy as np
+
+__all__ = ["load", "library_path", "Impacts", "Event", "LAWS", "PLUGIN_NAME"]
+
+PLUGIN_NAME = "svi.impact"
+LAWS = ("setvalued", "simultaneous", "sequential", "native")
+_MAXC = 16  # SVI_EVENT_MAX_CONTACTS
+
+
+class _Event(ctypes.Structure):
+  _fields_ = [
+      ("index", ctypes.c_int),
+      ("time", ctypes.c_double),
+      ("ncontact", ctypes.c_int),
+      ("napproach", ctypes.c_int),
+      ("geom1", ctypes.c_int * _MAXC),
+      ("geom2", ctypes.c_int * _MAXC),
+      ("pos", (ctypes.c_double * 3) * _MAXC),
+      ("normal", (ctypes.c_double * 3) * _MAXC),
+      ("vn_before", ctypes.c_double * _MAXC),
+      ("vn_after", ctypes.c_double * _MAXC),
+      ("impulse", (ctypes.c_double * 3) * _MAXC),
+      ("kept", ctypes.c_int * _MAXC),
+      ("law", ctypes.c_int),
+      ("seed", ctypes.c_uint64),
+      ("lcps", ctypes.c_int),
+      ("steps", ctypes.c_int),
+      ("fallback", ctypes.c_int),
+      ("status", ctypes.c_int),
+      ("ke_before", ctypes.c_double),
+      ("ke_after", ctypes.c_double),
+      ("impulse_normal", ctypes.c_double),
+      ("native_impulse", ctypes.c_double),
+      ("nt", ctypes.c_int),
+      ("nkept", ctypes.c_int),
+      ("cls", ctypes.c_char * (_MAXC + 1)),
+      ("slot", ctypes.c_int),
+  ]
+
+
+class _Counters(ctypes.Structure):
+  _fields_ = [(name, ctypes.c_longlong) for name in (
+      "steps", "events", "lcps", "fallbacks", "native_steps", "resets", "unsupported",
+      "touch_overflow")] + [("max_energy_ratio", ctypes.c_double)]
+
+
+class _ProblemDef(ctypes.Structure):
+  _fields_ = [("nv", ctypes.c_int), ("nc", ctypes.c_int), ("nt", ctypes.c_int)] + [
+      (name, ctypes.POINTER(ctypes.c_double)) for name in ("M", "Jn", "Jt", "mu", "v")]
+
+
+@dataclasses.dataclass(frozen=True)
+class Event:
+  """One impact event of the log (svi_event in include/svi/svi_mujoco.h).
+
+  Per-contact arrays cover the first 16 contacts of the event.  Velocities in m/s, impulses in
+  N s, energies in J; ``contact_class`` has one letter per contact: S stick, L lift-off, D slide.
+  """
+  index: int
+  time: float
+  law: str
+  seed: int
+  ncontact: int
+  napproach: int
+  geom1: np.ndarray
+  geom2: np.ndarray
+  pos: np.ndarray
+  normal: np.ndarray
+  vn_before: np.ndarray
+  vn_after: np.ndarray
+  impulse: np.ndarray
+  kept: np.ndarray
+  contact_class: str
+  lcps: int
+  steps: int
+  fallback: int
+  status: int
+  ke_before: float
+  ke_after: float
+  impulse_normal: float
+  native_impulse: float
+
+  @classmethod
+  def _from_c(cls, e: _Event) -> "Event":
+    n = min(e.ncontact, _MAXC)
+    arr = lambda x: np.array(x[:n], dtype=float)
+    return cls(
+        index=e.index, time=e.time, law=LAWS[e.law] if 0 <= e.law < len(LAWS) else "?",
+        seed=e.seed, ncontact=e.ncontact, napproach=e.napproach,
+        geom1=np.array(e.geom1[:n], dtype=int), geom2=np.array(e.geom2[:n], dtype=int),
+        pos=np.array([list(p) for p in e.pos[:n]]).reshape(n, 3),
+        normal=np.array([list(p) for p in e.normal[:n]]).reshape(n, 3),
+        vn_before=arr(e.vn_before), vn_after=arr(e.vn_after),
+        impulse=np.array([list(p) for p in e.impulse[:n]]).reshape(n, 3),
+        kept=np.array(e.kept[:n], dtype=int), contact_class=e.cls.decode(), lcps=e.lcps,
+        steps=e.steps, fallback=e.fallback, status=e.status, ke_before=e.ke_before,
+        ke_after=e.ke_after, impulse_normal=e.impulse_normal, native_impulse=e.native_impulse)
+
+
+_lib = None
+_lib_path = None
+
+
+def library_path() -> str:
+  """Where libsvi_impact.so is: $SVI_LIBRARY, else the build tree next to this package."""
+  env = os.environ.get("SVI_LIBRARY")
+  if env:
+    return env
+  here = os.path.dirname(os.path.abspath(__file__))
+  return os.path.join(here, "..", "..", "build", "plugins", "libsvi_impact.so")
+
+
+def load(path: Optional[str] = None) -> ctypes.CDLL:
+  """Loads the plugin library into MuJoCo (mj_loadPluginLibrary) and binds its C API."""
+  global _lib, _lib_path
+  path = os.path.abspath(path or library_path())
+  if _lib is not None:
+    if path != _lib_path:
+      raise RuntimeError(f"svi: {_lib_path} is loaded already; cannot also load {path}")
+    return _lib
+  if not os.path.exists(path):
+    raise FileNotFoundError(
+        f"svi: no plugin library at {path}: build it (./scripts/run-example.sh) or set SVI_LIBRARY")
+  mujoco.mj_loadPluginLibrary(path)
+  lib = ctypes.CDLL(path)
+  vp, i, d, u64 = ctypes.c_void_p, ctypes.c_int, ctypes.c_double, ctypes.c_uint64
+  sig = {
+      "svi_instance_of": (vp, [vp, vp]),
+      "svi_event_count": (i, [vp]),
+      "svi_event_get": (ctypes.POINTER(_Event), [vp, i]),
+      "svi_event_restore": (i, [vp, vp, vp, i]),
+      "svi_event_resample": (i, [vp, vp, vp, i, u64, i]),
+      "svi_event_preview": (i, [vp, vp, vp, i, u64, i, ctypes.POINTER(d)]),
+      "svi_last_preview": (ctypes.POINTER(_Event), [vp]),
+      "svi_event_problem": (i, [vp, vp, vp, i, ctypes.POINTER(_ProblemDef)]),
+      "svi_set_law": (None, [vp, i]),
+      "svi_set_seed": (None, [vp, u64]),
+      "svi_current_law": (i, [vp]),
+      "svi_set_log_capacity": (i, [vp, vp, i]),
+      "svi_instance_counters": (_Counters, [vp]),
+      "svi_instance_message": (ctypes.c_char_p, [vp]),
+      "svi_event_size": (ctypes.c_size_t, []),
+      "svi_status_string": (ctypes.c_char_p, [i]),
+  }
+  for name, (res, args) in sig.items():
+    fn = getattr(lib, name)
+    fn.restype = res
+    fn.argtypes = args
+  if lib.svi_event_size() != ctypes.sizeof(_Event):
+    raise RuntimeError(f"svi: {path} has svi_event of {lib.svi_event_size()} bytes, this module "
+                       f"expects {ctypes.sizeof(_Event)}: library and module differ in version")
+  # the plugin must have registered in the libmujoco that this mujoco package uses
+  probe = mujoco.MjSpec.from_string(
+      '<mujoco><extension><plugin plugin="svi.impact"><instance name="p"/></plugin></extension>'
+      '<worldbody/></mujoco>')
+  try:
+    probe.compile()
+  except Exception as e:  # pylint: disable=broad-except
+    raise RuntimeError(
+        f"svi: {path} did not register {PLUGIN_NAME} in the MuJoCo that Python uses "
+        f"(a second libmujoco?): {e}") from e
+  _lib, _lib_path = lib, path
+  return lib
+
+
+def _law(law) -> int:
+  if isinstance(law, str):
+    if law not in LAWS:
+      raise ValueError(f"svi: law must be one of {', '.join(LAWS)}, not {law!r}")
+    return LAWS.index(law)
+  if not 0 <= int(law) < len(LAWS):
+    raise ValueError(f"svi: law must be 0..{len(LAWS) - 1}, not {law!r}")
+  return int(law)
+
+
+class Impacts:
+  """The svi.impact instance of one MjData: its event log, resampling and the set preview."""
+
+  def __init__(self, model: mujoco.MjModel, data: mujoco.MjData):
+    lib = load()
+    self._lib, self.model, self.data = lib, model, data
+    self._in = lib.svi_instance_of(model._address, data._address)
+    if not self._in:
+      raise ValueError(f"svi: the model declares no {PLUGIN_NAME} instance")
+    self._scratch = None
+
+  # --- the log ---------------------------------------------------------------------------------
+  def __len__(self) -> int:
+    return self._lib.svi_event_count(self._in)
+
+  def event(self, i: int) -> Event:
+    n = len(self)
+    if i < 0:
+      i += n
+    if not 0 <= i < n:
+      raise IndexError(f"svi: event {i} not in the log ({n} events)")
+    return Event._from_c(self._lib.svi_event_get(self._in, i).contents)
+
+  @property
+  def events(self) -> List[Event]:
+    return [self.event(i) for i in range(len(self))]
+
+  def set_log_capacity(self, n: int) -> None:
+    st = self._lib.svi_set_log_capacity(self._in, self.model._address, int(n))
+    if st < 0:
+      raise ValueError(f"svi: log capacity {n}: {self._lib.svi_status_string(st).decode()}")
+
+  # --- resample, restore, preview -------------------------------------------------------------
+  def restore(self, i: int) -> None:
+    """Sets data to the state at the start of event i's impact step and drops events i, i+1, ..."""
+    i = self._index(i)
+    st = self._lib.svi_event_restore(self._in, self.model._address, self.data._address, i)
+    self._check(st, "restore")
+
+  def resample(self, i: int = -1, seed: Optional[int] = None, law=None) -> Event:
+    """Re-runs event i with another seed and/or law; data is left at its new post-impact state
+    (after mj_forward) and the run continues from there with mujoco.mj_step."""
+    i = self._index(i)
+    e = self.event(i)
+    seed = e.seed + 1 if seed is None else int(seed)
+    law = _law(law if law is not None else e.law)
+    st = self._lib.svi_event_resample(self._in, self.model._address, self.data._address, i,
+                                      seed, law)
+    self._check(st, "resample")
+    return self.event(-1)
+
+  def preview(self, i: int, seeds: Sequence[int], law="setvalued"):
+    """Event i's post-impact qvel for each seed, as resample would give it, without touching the
+    log or data.  Returns (qvel array len(seeds) x nv, list of Event records)."""
+    i = self._index(i)
+    if self._scratch is None:
+      self._scratch = mujoco.MjData(self.model)
+    out = np.zeros((len(seeds), self.model.nv))
+    buf = (ctypes.c_double * self.model.nv)()
+    recs = []
+    for k, s in enumerate(seeds):
+      st = self._lib.svi_event_preview(self._in, self.model._address, self._scratch._address, i,
+                                       int(s), _law(law), buf)
+      self._check(st, "preview")
+      out[k] = np.frombuffer(buf, dtype=float)
+      recs.append(Event._from_c(self._lib.svi_last_preview(self._in).contents))
+    return out, recs
+
+  def problem(self, i: int) -> dict:
+    """Event i's impact problem in contact space: M, Jn, Jt, mu, v (numpy copies) and nt."""
+    i = self._index(i)
+    if self._scratch is None:
+      self._scratch = mujoco.MjData(self.model)
+    p = _ProblemDef()
+    nc = self._lib.svi_event_problem(self._in, self.model._address, self._scratch._address, i,
+                                     ctypes.byref(p))
+    if nc <= 0:
+      raise RuntimeError(f"svi: could not rebuild the problem of event {i}")
+    nv, nt = p.nv, p.nt
+    grab = lambda ptr, n: np.ctypeslib.as_array(ptr, shape=(n,)).copy()
+    return {"nv": nv, "nc": nc, "nt": nt, "M": grab(p.M, nv * nv).reshape(nv, nv),
+            "Jn": grab(p.Jn, nc * nv).reshape(nc, nv), "Jt": grab(p.Jt, nc * nt * nv).reshape(nc * nt, nv),
+            "mu": grab(p.mu, nc), "v": grab(p.v, nv)}
+
+  # --- settings and counters ------------------------------------------------------------------
+  @property
+  def law(self) -> str:
+    return LAWS[self._lib.svi_current_law(self._in)]
+
+  @law.setter
+  def law(self, law) -> None:
+    self._lib.svi_set_law(self._in, -1 if law is None else _law(law))
+
+  def set_seed(self, seed: int) -> None:
+    self._lib.svi_set_seed(self._in, int(seed))
+
+  @property
+  def counters(self) -> dict:
+    c = self._lib.svi_instance_counters(self._in)
+    return {name: getattr(c, name) for name, _ in _Counters._fields_}
+
+  @property
+  def message(self) -> str:
+    return self._lib.svi_instance_message(self._in).decode()
+
+  # ---------------------------------------------------------------------------------------------
+  def _index(self, i: int) -> int:
+    n = len(self)
+    j = i + n if i < 0 else i
+    if not 0 <= j < n:
+      raise IndexError(f"svi: event {i} not in the log ({n} events)")
+    return j
+
+  def _check(self, st: int, what: str) -> None:
+    if st < 0:
+      raise RuntimeError(f"svi: {what} failed: {self._lib.svi_status_string(st).decode()}")

@@ -1,0 +1,151 @@
+"""svi from Python: the plugin loaded with mujoco.mj_loadPluginLibrary acts inside plain
+mujoco.mj_step; the event log, resampling, restore and the set preview through the svi module."""
+import os
+import sys
+import unittest
+
+import mujoco
+import numpy as np
+
+import svi
+
+MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "models")
+
+
+def native_model(path):
+  """The same model with svi.impact removed through mjSpec (native MuJoCo)."""
+  spec = mujoco.MjSpec.from_file(path)
+  for p in list(spec.plugins):
+    spec.delete(p)
+  return spec.compile()
+
+
+def start(m, d, key="impact"):
+  mujoco.mj_resetDataKeyframe(m, d, m.key(key).id)
+
+
+class PluginFromPython(unittest.TestCase):
+
+  @classmethod
+  def setUpClass(cls):
+    svi.load()
+
+  def test_registered_in_the_one_libmujoco(self):
+    with open("/proc/self/maps") as f:
+      maps = f.read()
+    libs = {line.split()[-1] for line in maps.splitlines() if "libmujoco.so" in line}
+    self.assertEqual(len(libs), 1, f"libmujoco mapped more than once: {libs}")
+    m = mujoco.MjModel.from_xml_path(os.path.join(MODELS, "rocking_block.xml"))
+    self.assertEqual(m.nplugin, 1)
+
+  def test_bad_config_is_a_python_exception_naming_the_key(self):
+    xml = ('<mujoco><extension><plugin plugin="svi.impact"><instance name="s">'
+           '<config key="law" value="bouncy"/></instance></plugin></extension><worldbody/></mujoco>')
+    with self.assertRaisesRegex(Exception, "config 'law' = \"bouncy\" is not allowed"):
+      mujoco.MjModel.from_xml_string(xml)
+    xml = ('<mujoco><extension><plugin plugin="svi.impact"><instance name="s">'
+           '<config key="Seed" value="1"/></instance></plugin></extension><worldbody/></mujoco>')
+    with self.assertRaisesRegex(Exception, "Seed"):
+      mujoco.MjModel.from_xml_string(xml)
+
+  def run_model(self, name, T=0.3):
+    path = os.path.join(MODELS, name)
+    m = mujoco.MjModel.from_xml_path(path)
+    d = mujoco.MjData(m)
+    start(m, d)
+    while d.time < T:
+      mujoco.mj_step(m, d)
+    return m, d, svi.Impacts(m, d)
+
+  def check_event(self, e):
+    self.assertLessEqual(e.ke_after, e.ke_before * (1 + 1e-9))
+    self.assertTrue(np.all(e.vn_after >= -1e-6 * np.max(-e.vn_before)), e.vn_after)
+    self.assertLess(e.native_impulse, 0.05 * e.impulse_normal)
+
+  def test_rocking_block_and_box_wall(self):
+    for name in ("rocking_block.xml", "box_wall.xml"):
+      with self.subTest(model=name):
+        m, d, imp = self.run_model(name)
+        self.assertGreaterEqual(len(imp), 1)
+        e0 = imp.event(0)
+        self.assertEqual(e0.ncontact, 2)
+        self.assertEqual(e0.law, "setvalued")
+        self.check_event(e0)
+        # resample with other seeds: every outcome valid; the original seed gives it back
+        classes = set()
+        for seed in range(2, 30):
+          e = imp.resample(0, seed=seed)
+          self.check_event(e)
+          classes.add(e.contact_class)
+        self.assertGreater(len(classes), 1, "resampling reaches more than one outcome")
+        e = imp.resample(0, seed=e0.seed)
+        np.testing.assert_array_equal(e.vn_after, e0.vn_after)
+        # preview = resample, without touching the log
+        qv, recs = imp.preview(0, [11, 12])
+        n = len(imp)
+        imp.resample(0, seed=12)
+        np.testing.assert_array_equal(d.qvel, qv[1])
+        self.assertEqual(recs[1].contact_class, imp.event(-1).contact_class)
+        self.assertEqual(len(imp), n)
+        # restore: back to the pre-impact state, the log ends before the event
+        imp.restore(0)
+        self.assertEqual(len(imp), 0)
+        self.assertEqual(d.time, e0.time)
+        # ... and the same as the native model from the same start, until the impact
+        mn = native_model(os.path.join(MODELS, name))
+        dn = mujoco.MjData(mn)
+        start(mn, dn)
+        while dn.time < e0.time - 1e-12:
+          mujoco.mj_step(mn, dn)
+        np.testing.assert_array_equal(dn.qpos, d.qpos)
+        np.testing.assert_array_equal(dn.qvel, d.qvel)
+        # through the impact step: svi leaves nothing approaching, native MuJoCo does not stop it
+        mujoco.mj_step(m, d)
+        mujoco.mj_step(mn, dn)
+        p = imp.problem(0)
+        vn_svi, vn_native = p["Jn"] @ d.qvel, p["Jn"] @ dn.qvel
+        self.assertGreater(vn_svi.min(), -2 * 9.81 * m.opt.timestep)
+        self.assertLess(vn_native.min(), vn_svi.min())
+        print(f"{name}: after the impact step J_n v = {vn_svi} with svi.impact, {vn_native} natively")
+
+  def test_same_seed_same_bits_and_law_override(self):
+    runs = []
+    for _ in range(2):
+      m, d, imp = self.run_model("disk_stack.xml", 0.2)
+      runs.append((d.qpos.copy(), d.qvel.copy()))
+    np.testing.assert_array_equal(runs[0][0], runs[1][0])
+    np.testing.assert_array_equal(runs[0][1], runs[1][1])
+    m, d, imp = self.run_model("rocking_block.xml", 0.01)
+    imp.law = "simultaneous"
+    self.assertEqual(imp.law, "simultaneous")
+    e = imp.resample(0, law="simultaneous")
+    self.assertEqual(e.law, "simultaneous")
+    self.assertEqual(e.contact_class, "SS")
+    with self.assertRaises(ValueError):
+      imp.law = "bouncy"
+    c = imp.counters
+    self.assertGreaterEqual(c["events"], 1)
+
+  def test_copy_and_reset_from_python(self):
+    m, d, imp = self.run_model("rocking_block.xml", 0.0005)
+    d2 = mujoco.MjData(m)
+    start(m, d2)
+    mujoco.mj_step(m, d2)
+    import copy
+    d3 = copy.copy(d2)
+    for _ in range(300):
+      mujoco.mj_step(m, d2)
+      mujoco.mj_step(m, d3)
+    np.testing.assert_array_equal(d2.qpos, d3.qpos)
+    self.assertEqual(len(svi.Impacts(m, d3)), len(svi.Impacts(m, d2)))
+    mujoco.mj_resetData(m, d2)
+    self.assertEqual(len(svi.Impacts(m, d2)), 0)
+
+  def test_model_without_plugin_has_no_instance(self):
+    m = mujoco.MjModel.from_xml_string("<mujoco><worldbody/></mujoco>")
+    with self.assertRaisesRegex(ValueError, "declares no svi.impact"):
+      svi.Impacts(m, mujoco.MjData(m))
+
+
+if __name__ == "__main__":
+  unittest.main(verbosity=2)
