@@ -334,7 +334,9 @@ typedef struct {
   double    tol;               /* approaching: J_n,i v < -tol s, s = max_i (-J_n,i v-)^+; default 1e-9 */
   double    valid_tol;         /* an outcome is valid iff J_n v+ >= -valid_tol s, KE(v+) <= KE(v-)(1+1e-9),
                                   lambda_n >= 0 and all finite; default 1e-6.  Both tolerances are
-                                  at least 1e-12 max_i ||J_n,i||_{M^-1} ||v-||_M (round-off) */
+                                  at least 1e-12 max_i ||J_n,i||_{M^-1} ||v-||_M (round-off).  With
+                                  tol > valid_tol, contacts left approaching between them are
+                                  rejected, not accepted */
   /* svi_propagative_all */
   int       enum_max_contacts; /* exhaustive branching over all orders when nc <= this (<= 16); default 8 */
   long long enum_budget;       /* ... within this many reflections in total; default 2^20 */
