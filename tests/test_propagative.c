@@ -150,6 +150,7 @@ static void test_t1_cradle(void) {
     CHECK(maxdiff(n, V, want) < 1e-12, "T1 n=%d: end ball leaves, the others rest (err %g)", n, maxdiff(n, V, want));
     double ke0 = 0.5, ke1 = 0.5 * mdot(n, p.M, V, V);
     CHECK(fabs(ke1 - ke0) <= 1e-12 * ke0, "T1 n=%d: energy %.17g vs %.17g", n, ke1, ke0);
+    printf("T1: %d balls, relative energy error %.1e\n", n, fabs(ke1 - ke0) / ke0);
     CHECK(si.xi == 0, "T1 n=%d: xi %g", n, si.xi);
     /* impulses pass through the resting contacts: every contact carries lambda = 1 (m v) */
     for (int i = 0; i < n - 1; i++) CHECK(fabs(L[i] - 1) < 1e-12, "T1 n=%d: lambda[%d] = %g", n, i, L[i]);
@@ -390,7 +391,9 @@ static void test_t5_two_contacts(void) {
   CHECK(over_thm1 == 0, "T5: %d trials longer than Theorem 1's ceil(pi/gamma)", over_thm1);
   CHECK(over_wedge == 0, "T5: %d trials longer than the wedge bound ceil(pi/(2 gamma))", over_wedge);
   CHECK(over_two == 0, "T5: %d trials with more than two outcomes", over_two);
-  CHECK(two > trials / 10, "T5: only %d of %d trials (%d with both approaching) non-unique", two, trials, both);
+  /* a singly-approaching p has one start, so one outcome; a doubly-approaching p two (the two
+   * walks end in different wedge images unless c = -cos(pi/k): almost surely for random c) */
+  CHECK(two == both, "T5: %d trials with two outcomes, %d with both contacts approaching", two, both);
   CHECK(bad_valid == 0, "T5: %d invalid outcomes", bad_valid);
   printf("T5: %d trials, %d with both contacts approaching, %d with two outcomes\n", trials, both, two);
 
@@ -415,11 +418,13 @@ static void test_t5_two_contacts(void) {
       }
       svi_impact_destroy(s);
     }
+    printf("T5: c = %+.4f: %d of %d doubly-approaching trials with two outcomes, longest sequence %d\n", cs[q], multi, n,
+           longest);
     if (ks[q] > 0) {
       CHECK(n > 50 && multi == 0 && longest <= ks[q], "c = %.4f: %d of %d trials non-unique, longest %d (want <= %d)",
             cs[q], multi, n, longest, ks[q]);
     } else {
-      CHECK(n > 50 && multi > n / 10, "c = +1/2: only %d of %d trials non-unique", multi, n);
+      CHECK(n > 50 && multi == n, "c = +1/2: only %d of %d trials non-unique", multi, n);
     }
   }
   svi_propagative_destroy(w);
@@ -517,7 +522,7 @@ static void test_energy_random(void) {
   svi_propagative* w = svi_propagative_create(RP_NV, RP_NC, 0);
   long long n = 0, not_ok = 0, bad_blend = 0, bad_elastic = 0, bad_identity = 0, bad_bound = 0,
             bad_valid = 0, bad_plastic = 0, bad_s = 0, strict = 0, equal = 0, bad_fallback = 0,
-            not_ok_square = 0, regularised = 0;
+            not_ok_square = 0, regularised = 0, n_locked = 0;
   for (uint64_t t = 0; t < 12000; t++) {
     rp_problem rp;
     random_impact(&rp, t, t % 5 == 4);
@@ -550,6 +555,7 @@ static void test_energy_random(void) {
        * elastic outcome exists (see test_locked); otherwise only very long sequences hit the cap */
       not_ok++;
       not_ok_square += p.nc <= p.nv;
+      n_locked += ie.locked;
       bad_fallback += !((se == SVI_OK || ie.fallback == 1) && (s1 == SVI_OK || i1.fallback == 1) && sp == SVI_OK &&
                         valid_outcome(&p, ve, le, 1e-9) && valid_outcome(&p, v1, l1, 1e-9));
       svi_impact_destroy(s);
@@ -607,8 +613,8 @@ static void test_energy_random(void) {
     svi_impact_destroy(s0);
     svi_impact_destroy(s);
   }
-  printf("energy: %lld random problems, %lld fallbacks (%lld with nc <= nv); sigma > 0 (loss < (1-e^2) E_p) in %lld, "
-         "sigma = 0 in %lld\n", n, not_ok, not_ok_square, strict, equal);
+  printf("energy: %lld random problems, %lld fallbacks (%lld with nc <= nv, %lld locked); sigma > 0 (loss < (1-e^2) E_p) "
+         "in %lld, sigma = 0 in %lld\n", n, not_ok, not_ok_square, n_locked, strict, equal);
   CHECK(not_ok_square <= n / 1000, "energy: %lld fallbacks with nc <= nv", not_ok_square);
   CHECK(n >= 10000 && n - not_ok >= 10000, "energy: only %lld problems with valid outcomes", n - not_ok);
   CHECK(bad_fallback == 0, "energy: %lld failures not reported with a valid plastic fallback", bad_fallback);
@@ -713,19 +719,53 @@ static void test_locked(void) {
     double v1[2], lam[3];
     svi_propagative_info inf;
     int st = svi_propagative_outcome(w, s, &c, 0, v1, lam, &inf);
-    CHECK(st == SVI_ERR_MAXITER && inf.fallback == 1 && inf.rejected == 1 + c.max_retries &&
+    CHECK(st == SVI_ERR_MAXITER && inf.fallback == 1 && inf.locked && inf.attempts == 1 && inf.rejected == 1 &&
           fabs(v1[0]) < 1e-12 && fabs(v1[1]) < 1e-12 && valid_outcome(&p, v1, lam, 1e-12),
-          "locked e=%g: st %d fallback %d rejected %d v (%g,%g)", es[q], st, inf.fallback, inf.rejected, v1[0], v1[1]);
+          "locked e=%g: st %d fallback %d locked %d attempts %d v (%g,%g)", es[q], st, inf.fallback, inf.locked,
+          inf.attempts, v1[0], v1[1]);
     svi_propagative_set_info si;
     st = svi_propagative_all(w, s, &c, v1, lam, 1, &si);
-    CHECK(st == SVI_ERR_MAXITER && si.count == 0 && si.rejected == si.orders && !si.exhaustive,
-          "locked e=%g set: st %d count %d", es[q], st, si.count);
+    CHECK(st == SVI_ERR_MAXITER && si.count == 0 && si.locked && !si.exhaustive && si.reflections == 0,
+          "locked e=%g set: st %d count %d locked %d", es[q], st, si.count, si.locked);
   }
   c.restitution = 0;   /* the plastic member needs no propagation */
   double v1[2];
   CHECK(svi_propagative_outcome(w, s, &c, 0, v1, NULL, NULL) == SVI_OK, "locked e=0: plastic outcome");
   svi_propagative_destroy(w);
   svi_impact_destroy(s);
+
+  /* the lock test against geometry: three random normals in the plane lock it iff they positively
+   * span it (a null vector of the 2 x 3 matrix with one sign); unlocked ones reach an outcome */
+  w = svi_propagative_create(2, 3, 0);
+  int wrong = 0, n_locked = 0, n_free = 0, free_failed = 0;
+  for (uint64_t t = 0; t < 400; t++) {
+    memset(&p, 0, sizeof(p));
+    p.nv = 2; p.nc = 3; p.nt = 1;
+    spd(2, p.M, 7000 + t);
+    for (int i = 0; i < 6; i++) p.Jn[i] = 2 * svi_rng_uniform(97, t, (uint64_t)i) - 1;
+    p.v[0] = 2 * svi_rng_uniform(98, t, 0) - 1; p.v[1] = 2 * svi_rng_uniform(98, t, 1) - 1;
+    const double* J = p.Jn;
+    double n0 = J[2] * J[5] - J[3] * J[4], n1 = J[4] * J[1] - J[5] * J[0], n2 = J[0] * J[3] - J[1] * J[2];
+    int geo = (n0 > 0 && n1 > 0 && n2 > 0) || (n0 < 0 && n1 < 0 && n2 < 0);
+    s = setup(&p);
+    double vn[3];
+    svi_impact_normal_velocity(s, p.v, vn);
+    if (vn[0] >= 0 && vn[1] >= 0 && vn[2] >= 0) { svi_impact_destroy(s); continue; }
+    c = svi_propagative_default_config();
+    svi_propagative_info inf;
+    int st = svi_propagative_outcome(w, s, &c, t, v1, NULL, &inf);
+    wrong += geo != inf.locked || (geo && st != SVI_ERR_MAXITER);
+    n_locked += geo;
+    n_free += !geo;
+    free_failed += !geo && st != SVI_OK;
+    svi_impact_destroy(s);
+  }
+  printf("locked: %d of %d random 3-normal planar problems locked, %d unlocked ones failed\n", n_locked,
+         n_locked + n_free, free_failed);
+  CHECK(wrong == 0 && n_locked > 20 && n_free > 20, "locked: %d disagree with geometry (%d locked, %d free)", wrong,
+        n_locked, n_free);
+  CHECK(free_failed == 0, "locked: %d unlocked problems without an outcome", free_failed);
+  svi_propagative_destroy(w);
 }
 
 /* ---- friction: the law is frictionless, tangential velocities change only through coupling ---- */

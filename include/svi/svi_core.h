@@ -352,6 +352,8 @@ typedef struct {
   int    attempts;     /* orders tried */
   int    rejected;     /* orders that hit max_reflections or failed the validity check */
   int    fallback;     /* 0 propagative outcome; 1 plastic outcome returned; 2 v- returned */
+  int    locked;       /* 1: the normals admit no nonzero feasible normal motion (J_n^T y = 0 for
+                          some y > 0), so no elastic outcome exists; checked after a capped order */
   double ke_before, ke_after;
   double min_vn;       /* min_i J_n,i v+ (m/s), recomputed from v+ */
   double tol;          /* valid_tol s (m/s) */
@@ -362,6 +364,7 @@ typedef struct {
   int       count;        /* distinct outcomes (the first max_out are written) */
   int       exhaustive;   /* 1: every resolution order was followed to its end: the set is exact */
   int       truncated;    /* more distinct outcomes than the workspace holds: the rest dropped */
+  int       locked;       /* e > 0 and no elastic outcome exists (see svi_propagative_info): empty set */
   long long orders;       /* branches ended (exhaustive) or orders drawn (sampled) */
   long long rejected;     /* of those, capped or failing the validity check: not in the set */
   long long reflections;  /* reflections spent in total */

@@ -174,6 +174,31 @@ static int solve_plastic(svi_propagative* w, prep* p) {
   return st >= 0 ? SVI_OK : st;
 }
 
+/* Locked contacts: no nonzero normal motion is feasible, so no elastic outcome exists when
+ * something approaches.  By Stiemke's alternative for the symmetric A, there is no mu with
+ * A mu >= 0, A mu != 0 (no x in span(M^-1 J_n^T) with J_n x >= 0, J_n x != 0) iff some y > 0 has
+ * A y = 0, i.e. J_n^T y = 0: the normals are positively dependent with every contact involved.
+ * Test: minimise y^T A y over y >= 1, the LCP 0 <= z _|_ A z + A 1 >= 0 with y = 1 + z.
+ * Uses w->vn and w->lam as scratch. */
+static int locked(svi_propagative* w, const prep* p) {
+  int nc = p->nc;
+  double* q = w->vn;
+  double* z = w->lam;
+  for (int i = 0; i < nc; i++) {
+    q[i] = 0;
+    for (int j = 0; j < nc; j++) q[i] += w->A[i * nc + j];
+  }
+  if (svi_lcp_lemke(w->lcp, nc, w->A, q, NULL, NULL, z, NULL) < 0) return 0;
+  double yay = 0, scale = 0;
+  for (int i = 0; i < nc; i++) {
+    double ayi = 0;
+    for (int j = 0; j < nc; j++) ayi += w->A[i * nc + j] * (1 + z[j]);
+    yay += (1 + z[i]) * ayi;
+    scale += (1 + z[i]) * (1 + z[i]) * w->A[i * nc + i];
+  }
+  return yay <= 1e-12 * scale;
+}
+
 /* approaching contacts of vn into w->idx; returns their number */
 static int approaching(const svi_propagative* w, const prep* p, const double* vn) {
   int m = 0;
@@ -290,6 +315,7 @@ int svi_propagative_outcome(svi_propagative* w, const svi_impact* s,
       if (!propagate(w, &p, cfg, k, a, &len)) {
         info->rejected++;
         fail = SVI_ERR_MAXITER;
+        if (a == 0 && (info->locked = locked(w, &p))) break;   /* no order can end */
         continue;
       }
       if (finish(w, s, &p, w->lam, &info->min_vn, &info->ke_after) == SVI_OK) {
@@ -432,6 +458,8 @@ int svi_propagative_all(svi_propagative* w, const svi_impact* s,
     /* one outcome whatever the order: the plastic one */
     add_outcome(&c, w->lam_p, 0);
     info->exhaustive = 1;
+  } else if ((info->locked = locked(w, &p))) {
+    /* no elastic outcome exists: an empty set, reported (one LCP instead of the whole budget) */
   } else {
     int done = -1;
     if (p.nc <= cfg->enum_max_contacts && p.nc <= w->enc) done = enumerate(&c, cfg);
