@@ -356,7 +356,7 @@ typedef struct {
                           some y > 0), so no elastic outcome exists; checked after a capped order */
   double ke_before, ke_after;
   double min_vn;       /* min_i J_n,i v+ (m/s), recomputed from v+ */
-  double tol;          /* valid_tol s (m/s) */
+  double tol;          /* the validity tolerance on J_n v+ (m/s) */
 } svi_propagative_info;
 
 typedef struct {
@@ -378,7 +378,8 @@ typedef struct svi_propagative svi_propagative;   /* workspace: sized once, no a
 svi_propagative* svi_propagative_create(int nv_max, int nc_max, int set_max);
 void             svi_propagative_destroy(svi_propagative* w);
 
-/* Outcome number k of the stream fixed by cfg->seed: a pure function of (problem, cfg, k).
+/* Outcome number k of the stream fixed by cfg->seed: a pure function of (problem, cfg, k), like
+ * svi_routh_sample (k only matters for SVI_ORDER_RANDOM).  One workspace per thread.
  * v_out (nv), lambda_n (nc normal impulses, N s; may be NULL).  Returns SVI_OK with a valid
  * outcome.  If no order tried gives a valid outcome, returns SVI_ERR_MAXITER (cap reached) or
  * SVI_ERR_RESIDUAL (validity check failed) and writes the plastic outcome (info->fallback = 1),

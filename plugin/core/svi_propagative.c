@@ -237,7 +237,9 @@ static int choose(const svi_propagative* w, const svi_propagative_config* cfg, c
 
 /* The elastic propagation of eq. (14) in one order: reflect an approaching contact until none is
  * approaching.  Never reflects a feasible momentum and never the same contact twice in a row
- * (it leaves separating): the consequences of Definition 1 the paper uses (Lemma 1).
+ * (it leaves separating): the consequences of Definition 1 the paper uses (Lemma 1).  Two
+ * contacts end within ceil(pi / (2 gamma)) reflections, cos 2 gamma = -c_12 (Theorem 1 gives
+ * ceil(pi / gamma)); three or more have no proven bound, hence max_reflections.
  * Result in w->lam, its length in *len.  Returns 1 if it terminated within max_reflections. */
 static int propagate(svi_propagative* w, const prep* p, const svi_propagative_config* cfg,
                      uint64_t k, int attempt, int* len) {
@@ -252,9 +254,12 @@ static int propagate(svi_propagative* w, const prep* p, const svi_propagative_co
   }
 }
 
-/* Blend with the plastic outcome, eq. (17) with alpha = e:
+/* Blend with the plastic outcome, eq. (17) with alpha = e (the printed alpha = (1-R^2)^1/2 swaps
+ * the ends; digest 004 errata 1):
  *     lambda = (1 - e) lambda_p + e lambda_e,   v+ = v- + M^-1 J_n^T lambda = v_p + e (v_e - v_p)
- * then the validity check in physical units.  Writes w->lam_b and w->v.  SVI_OK iff valid. */
+ * Energy: KE(v-) - KE(v+) = (1 - e^2) E_p - 2 e (1 - e) sigma, sigma = (J_n v_p) . lambda_e >= 0,
+ * so the (1 - e^2) E_p of (16)-(18) is an upper bound, exact iff sigma = 0 (docs/theory.md 8.2).
+ * Then the validity check in physical units.  Writes w->lam_b and w->v.  SVI_OK iff valid. */
 static int finish(svi_propagative* w, const svi_impact* s, const prep* p, const double* lam_e,
                   double* min_vn, double* ke) {
   int nc = p->nc, nv = p->nv;
