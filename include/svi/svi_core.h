@@ -297,6 +297,117 @@ const char* svi_example_name(int i);
 int  svi_example_get(const char* name, svi_example* ex);
 svi_problem_def svi_example_problem(const svi_example* ex);
 
+/* ---------------------------------------------------------------------------------------------
+ * Restitution: the propagative law (Seghete & Murphey, "A propagative model of simultaneous
+ * impact", arXiv:1709.02296; equation numbers are that paper's; docs/theory.md section 8).
+ *
+ * Frictionless.  Every contact of the problem is a closed contact (phi = 0): the approaching
+ * ones (J_n v < -tol) and the resting or separating ones, through which impulses propagate (the
+ * middle balls of Newton's cradle).  The elastic outcome v_e resolves one single-contact elastic
+ * impact at a time -- a reflection in the kinetic-energy metric, eq. (7) -- on a contact that is
+ * still approaching, until none is, eq. (14).  The order of resolution is free, and the law is
+ * set-valued through it.  With restitution e the outcome is
+ *     v+ = v_p + e (v_e - v_p)                       eq. (17) with alpha = e (erratum, not (1-R^2)^1/2)
+ * where v_p is the frictionless plastic outcome (eq. 11, solved as the LCP
+ * 0 <= lambda _|_ J_n v- + A lambda >= 0, A = J_n M^-1 J_n^T).
+ *
+ * Friction: only the normal rows J_n are used; J_t and mu are ignored.  The law applies no
+ * friction impulse: tangential contact velocities change only through the coupling
+ * J_t M^-1 J_n^T lambda_n.  Friction is left to whatever runs after the impact (in the plugin,
+ * MuJoCo's solver in the same step).
+ *
+ * Input is an svi_impact after svi_impact_setup (as for the other laws).  The law does not write
+ * to it; svi_impact_last_impulse does not report this law's impulse (use lambda_n below).
+ */
+typedef enum {
+  SVI_ORDER_RANDOM         = 0,  /* uniform among the approaching contacts, from the seed */
+  SVI_ORDER_MOST_VIOLATED  = 1,  /* argmin_i J_n,i v / sqrt(A_ii) (the paper's TREX rule); ties: lowest i */
+  SVI_ORDER_LEAST_VIOLATED = 2   /* argmax of the same among the approaching contacts */
+} svi_order;
+
+typedef struct {
+  double    restitution;       /* e in [0, 1]: 1 elastic (energy conserved), 0 plastic; default 1 */
+  svi_order order;             /* resolution order of svi_propagative_outcome; default RANDOM */
+  uint64_t  seed;              /* default 1 */
+  int       max_reflections;   /* cap on the reflections of one outcome; default 10000 */
+  int       max_retries;       /* RANDOM: further orders tried after a capped or invalid one; default 3 */
+  double    tol;               /* approaching: J_n,i v < -tol s, s = max_i (-J_n,i v-)^+; default 1e-9 */
+  double    valid_tol;         /* an outcome is valid iff J_n v+ >= -valid_tol s, KE(v+) <= KE(v-)(1+1e-9),
+                                  lambda_n >= 0 and all finite; default 1e-6.  Both tolerances are
+                                  at least 1e-12 max_i ||J_n,i||_{M^-1} ||v-||_M (round-off).  With
+                                  tol > valid_tol, contacts left approaching between them are
+                                  rejected, not accepted */
+  /* svi_propagative_all */
+  int       enum_max_contacts; /* exhaustive branching over all orders when nc <= this (<= 16); default 8 */
+  long long enum_budget;       /* ... within this many reflections in total; default 2^20 */
+  long long samples;           /* orders drawn (outcomes k = 0..samples-1) when the branching is not
+                                  exhaustive; default 4096 */
+} svi_propagative_config;
+
+svi_propagative_config svi_propagative_default_config(void);
+
+typedef struct {
+  int    status;       /* as returned */
+  int    reflections;  /* length of the returned outcome's sequence (0 if e = 0 or fallback) */
+  int    attempts;     /* orders tried */
+  int    rejected;     /* orders that hit max_reflections or failed the validity check */
+  int    fallback;     /* 0 propagative outcome; 1 plastic outcome returned; 2 v- returned */
+  int    locked;       /* 1: the normals admit no nonzero feasible normal motion (J_n^T y = 0 for
+                          some y > 0), so no elastic outcome exists; checked after a capped order */
+  double ke_before, ke_after;
+  double min_vn;       /* min_i J_n,i v+ (m/s), recomputed from v+ */
+  double tol;          /* the validity tolerance on J_n v+ (m/s) */
+} svi_propagative_info;
+
+typedef struct {
+  int       status;
+  int       count;        /* distinct outcomes (the first max_out are written) */
+  int       exhaustive;   /* 1: every resolution order was followed to its end: the set is exact */
+  int       truncated;    /* more distinct outcomes than the workspace holds: the rest dropped */
+  int       locked;       /* e > 0 and no elastic outcome exists (see svi_propagative_info): empty set */
+  long long orders;       /* branches ended (exhaustive) or orders drawn (sampled) */
+  long long rejected;     /* of those, capped or failing the validity check: not in the set */
+  long long reflections;  /* reflections spent in total */
+  int       min_length, max_length;   /* over the valid branches */
+  double    xi;           /* indeterminacy of the set, max_ij ||v_i - v_j||_M / ||v-||_M */
+} svi_propagative_set_info;
+
+typedef struct svi_propagative svi_propagative;   /* workspace: sized once, no allocation per outcome */
+
+/* set_max: distinct outcomes svi_propagative_all can hold (<= 0: 256). */
+svi_propagative* svi_propagative_create(int nv_max, int nc_max, int set_max);
+void             svi_propagative_destroy(svi_propagative* w);
+
+/* Outcome number k of the stream fixed by cfg->seed: a pure function of (problem, cfg, k), like
+ * svi_routh_sample (k only matters for SVI_ORDER_RANDOM).  One workspace per thread.
+ * v_out (nv), lambda_n (nc normal impulses, N s; may be NULL).  Returns SVI_OK with a valid
+ * outcome.  If no order tried gives a valid outcome, returns SVI_ERR_MAXITER (cap reached) or
+ * SVI_ERR_RESIDUAL (validity check failed) and writes the plastic outcome (info->fallback = 1),
+ * or v- if even that fails (fallback = 2): never an invalid outcome under SVI_OK. */
+int svi_propagative_outcome(svi_propagative* w, const svi_impact* s,
+                            const svi_propagative_config* cfg, uint64_t k, double* v_out,
+                            double* lambda_n, svi_propagative_info* info);
+
+/* The set: distinct valid outcomes over resolution orders.  Depth-first branching over every
+ * approaching contact at every step when nc <= enum_max_contacts; if that cannot finish (budget
+ * spent, or a branch longer than min(max_reflections, 256)) or nc is larger, the outcomes
+ * k = 0..samples-1 of SVI_ORDER_RANDOM are added and info->exhaustive = 0.  Outcomes are distinct
+ * when ||v_i - v_j||_M > 1e-9 ||v-||_M.  v_out: max_out x nv, lambda_n: max_out x nc (may be
+ * NULL).  Returns SVI_OK if the set is not empty, else SVI_ERR_MAXITER.  info is required. */
+int svi_propagative_all(svi_propagative* w, const svi_impact* s,
+                        const svi_propagative_config* cfg, double* v_out, double* lambda_n,
+                        int max_out, svi_propagative_set_info* info);
+
+/* Indeterminacy of a set of post-impact velocities (paper Sec. VII-A, generalised from two
+ * outcomes to the set's diameter): max_ij ||v_i - v_j||_M / ||v-||_M, v- the problem's velocity.
+ * v_set: count x nv.  0 for count < 2.  O(count^2 nv^2). */
+double svi_indeterminacy(const svi_impact* s, const double* v_set, int count);
+
+/* Normalised coupling of the normals, c_ij = A_ij / sqrt(A_ii A_jj), A = J_n M^-1 J_n^T
+ * (nc x nc, may be NULL).  Returns max_{i != j} |c_ij| (0 for one contact).  All c_ij = 0:
+ * every order gives the same outcome (Theorem 2); two contacts with c = -1/2 too (Theorem 3). */
+double svi_normal_coupling(const svi_impact* s, double* c);
+
 #ifdef __cplusplus
 }
 #endif

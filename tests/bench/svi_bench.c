@@ -1,6 +1,6 @@
 /* svi_bench.c -- the benchmark tables of docs/benchmarks.md.
  *
- *   svi-bench [--quick] [--markdown]
+ *   svi-bench [--quick] [--markdown] [--propagative]
  *
  * 1. Per reference problem: LCPs per sample, us per sample (median and mean over individually
  *    timed samples, one thread), us per LCP, next to the paper's Table 3.
@@ -195,8 +195,87 @@ static void table_siconos(int K) {
 }
 #endif
 
+/* 4. The propagative law (restitution) beside the set-valued law on the same frictionless
+ * problems: Newton's cradles on a line (J_t rows zero, mu = 0). */
+static void table_propagative(int K) {
+  printf("\n## 4. Propagative law (restitution) vs the set-valued law, per outcome (one thread, %d outcomes each)\n\n", K);
+  printf("| problem | law | us/outcome median | us/outcome mean | reflections or LCPs per outcome | distinct outcomes (svi_propagative_all, exhaustive) |\n");
+  printf("|---|---|---|---|---|---|\n");
+  struct { const char* name; int n; double m[5], v[5]; } cases[] = {
+    {"cradle 5, v-=(1,0,0,0,0)", 5, {1, 1, 1, 1, 1}, {1, 0, 0, 0, 0}},
+    {"cradle 5, v-=(1,0,0,0,-1)", 5, {1, 1, 1, 1, 1}, {1, 0, 0, 0, -1}},
+    {"cradle 5, m=(1,2,1.5,3,1), v-=(1,0,0,0,-1)", 5, {1, 2, 1.5, 3, 1}, {1, 0, 0, 0, -1}},
+    {"cradle 3, m=(1,2,1.5), v-=(1,0,-1)", 3, {1, 2, 1.5}, {1, 0, -1}}};
+  double* t = malloc(sizeof(double) * (size_t)K);
+  for (size_t q = 0; q < sizeof(cases) / sizeof(cases[0]); q++) {
+    int n = cases[q].n, nc = n - 1;
+    double M[25] = {0}, Jn[20] = {0}, Jt[20] = {0}, mu[4] = {0}, v[5], lam[4];
+    for (int i = 0; i < n; i++) M[i * n + i] = cases[q].m[i];
+    for (int i = 0; i < nc; i++) { Jn[i * n + i] = -1; Jn[i * n + i + 1] = 1; }
+    svi_problem_def def = {n, nc, 1, M, Jn, Jt, mu, cases[q].v};
+    svi_impact* s = svi_impact_create(n, nc, 1);
+    svi_impact_setup(s, &def, NULL, 0);
+    svi_propagative* w = svi_propagative_create(n, nc, 0);
+    double es[2] = {1.0, 0.5};
+    for (int r = 0; r < 3; r++) {
+      long long work = 0;
+      double total = 0;
+      int distinct = 0;
+      double set_us = 0;
+      char law[64];
+      if (r < 2) {
+        svi_propagative_config c = svi_propagative_default_config();
+        c.restitution = es[r];
+        snprintf(law, sizeof(law), "propagative e=%.1f (random order)", es[r]);
+        for (int k = 0; k < 1000; k++) svi_propagative_outcome(w, s, &c, (uint64_t)k, v, lam, NULL);
+        for (int k = 0; k < K; k++) {
+          svi_propagative_info info;
+          double t0 = now();
+          svi_propagative_outcome(w, s, &c, (uint64_t)k, v, lam, &info);
+          t[k] = now() - t0;
+          total += t[k];
+          work += info.reflections;
+        }
+        svi_propagative_set_info si;
+        double V[64 * 5];
+        int reps = K / 10 > 0 ? K / 10 : 1;
+        double t0 = now();
+        for (int k = 0; k < reps; k++) svi_propagative_all(w, s, &c, V, NULL, 64, &si);
+        set_us = (now() - t0) / reps * 1e6;
+        distinct = si.count;
+      } else {
+        svi_routh_config c = svi_routh_default_config();
+        snprintf(law, sizeof(law), "set-valued (svi_routh_sample, defaults)");
+        for (int k = 0; k < 1000; k++) svi_routh_sample(s, &c, NULL, (uint64_t)k, v, NULL, NULL, 0, NULL);
+        for (int k = 0; k < K; k++) {
+          svi_sample_info info;
+          double t0 = now();
+          svi_routh_sample(s, &c, NULL, (uint64_t)k, v, &info, NULL, 0, NULL);
+          t[k] = now() - t0;
+          total += t[k];
+          work += info.lcps;
+        }
+        distinct = -1;
+      }
+      qsort(t, (size_t)K, sizeof(double), cmp_double);
+      char dbuf[48];
+      if (distinct >= 0) snprintf(dbuf, sizeof(dbuf), "%d (%.2f us/set)", distinct, set_us);
+      else snprintf(dbuf, sizeof(dbuf), "-");
+      printf("| %s | %s | %.3f | %.3f | %.2f %s | %s |\n", cases[q].name, law, t[K / 2] * 1e6, total / K * 1e6,
+             (double)work / K, r < 2 ? "refl." : "LCPs", dbuf);
+    }
+    svi_propagative_destroy(w);
+    svi_impact_destroy(s);
+  }
+  free(t);
+}
+
 int main(int argc, char** argv) {
   int quick = argc > 1 && !strcmp(argv[1], "--quick");
+  if (argc > 1 && !strcmp(argv[argc - 1], "--propagative")) {   /* table 4 only */
+    table_propagative(quick ? 5000 : 100000);
+    return 0;
+  }
   printf("# svi benchmarks (svi %s)\n", SVI_VERSION_STRING);
   table_per_sample(quick ? 5000 : 100000);
   table_alg2(quick ? 17 : 20);
@@ -205,5 +284,6 @@ int main(int argc, char** argv) {
 #else
   printf("\n(Siconos numerics not found: table 3 skipped)\n");
 #endif
+  table_propagative(quick ? 5000 : 100000);
   return 0;
 }
