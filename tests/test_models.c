@@ -235,13 +235,13 @@ static const numeric_key kNumericKeys[] = {
   {"step", KEY_POSITIVE}, {"step_abs", KEY_NONNEG}, {"max_steps", KEY_COUNT},
   {"seed", KEY_NATURAL}, {"friction_dirs", KEY_COUNT}, {"window", KEY_NONNEG},
   {"impact_speed", KEY_NONNEG}, {"band", KEY_NONNEG}, {"pseudo_impulse", KEY_NONNEG},
-  {"max_contacts", KEY_COUNT}, {"log_events", KEY_COUNT},
+  {"max_contacts", KEY_COUNT}, {"log_events", KEY_COUNT}, {"restitution", KEY_NONNEG},
 };
 typedef struct { const char* name; const char* const* choices; int n; } text_key;
-static const char* const kLaws[] = {"setvalued", "simultaneous", "sequential", "native"};
+static const char* const kLaws[] = {"setvalued", "simultaneous", "sequential", "native", "propagative"};
 static const char* const kBranches[] = {"auto", "lemke", "random", "enumerate"};
 static const text_key kTextKeys[] = {
-  {"law", kLaws, 4}, {"branch", kBranches, 4},
+  {"law", kLaws, 5}, {"branch", kBranches, 4},
 };
 
 static void check_extension(const char* name, const mjModel* m) {

@@ -370,8 +370,8 @@ static void handle_key(viewer* v, int key, int mods) {
   case GLFW_KEY_R: resample(v, v->next_seed++, v->law); break;
   case GLFW_KEY_Z: undo(v); break;
   case GLFW_KEY_Y: redo(v); break;
-  case GLFW_KEY_L: v->law = (svi_law)((v->law + 1) % 4); break;
-  case GLFW_KEY_1: case GLFW_KEY_2: case GLFW_KEY_3: case GLFW_KEY_4:
+  case GLFW_KEY_L: v->law = (svi_law)((v->law + 1) % SVI_NLAW); break;
+  case GLFW_KEY_1: case GLFW_KEY_2: case GLFW_KEY_3: case GLFW_KEY_4: case GLFW_KEY_5:
     v->law = (svi_law)(key - GLFW_KEY_1);
     resample(v, v->next_seed++, v->law);
     break;
@@ -400,7 +400,7 @@ static void handle_click(viewer* v, double x, double y) {
     case B_RESAMPLE: printf("click Resample\n"); resample(v, v->next_seed++, v->law); break;
     case B_UNDO: undo(v); break;
     case B_REDO: redo(v); break;
-    case B_LAW: v->law = (svi_law)((v->law + 1) % 4); break;
+    case B_LAW: v->law = (svi_law)((v->law + 1) % SVI_NLAW); break;
     case B_GHOSTS: handle_key(v, GLFW_KEY_G, 0); break;
     case B_NATIVE: handle_key(v, GLFW_KEY_N, 0); break;
     case B_PAUSEIMPACT: handle_key(v, GLFW_KEY_I, 0); break;
@@ -577,8 +577,8 @@ static void draw_hud(viewer* v, double fps) {
   if (!v->show_help) mjr_overlay(mjFONT_NORMAL, mjGRID_TOPLEFT, full, l1, l2, &v->con);
   if (v->show_help) {
     mjr_overlay(mjFONT_NORMAL, mjGRID_BOTTOMLEFT, full,
-                "Space\nRight\nBackspace\nR / click Resample\nZ / Y\nL, 1-4\nG\nN\nI\nP\nT\nS\n[ / ]\nclick timeline\nclick inset\nleft drag\nright drag\nscroll\nF1 / H\nEsc",
-                "play / pause\nsingle step (paused)\nreset\nresample the selected impact\nundo / redo\nlaw selector (1-4 resample now)\nghosts of alternatives\nnative MuJoCo overlay\npause on impact\ninset plot\ntransparent bodies (see contacts)\nslow motion 1, 1/4, 1/16\nprevious / next event\nselect an event\npick that outcome\nrotate camera\npan camera (shift: horizontal)\nzoom\nthis help\nquit",
+                "Space\nRight\nBackspace\nR / click Resample\nZ / Y\nL, 1-5\nG\nN\nI\nP\nT\nS\n[ / ]\nclick timeline\nclick inset\nleft drag\nright drag\nscroll\nF1 / H\nEsc",
+                "play / pause\nsingle step (paused)\nreset\nresample the selected impact\nundo / redo\nlaw selector (1-5 resample now)\nghosts of alternatives\nnative MuJoCo overlay\npause on impact\ninset plot\ntransparent bodies (see contacts)\nslow motion 1, 1/4, 1/16\nprevious / next event\nselect an event\npick that outcome\nrotate camera\npan camera (shift: horizontal)\nzoom\nthis help\nquit",
                 &v->con);
   } else {
     mjr_overlay(mjFONT_NORMAL, mjGRID_BOTTOMLEFT, full, "F1", "help", &v->con);
@@ -650,7 +650,7 @@ static int screenshot(viewer* v, const char* path) {
  *   frames N        render N frames (the simulation advances sim_per_frame each while playing)
  *   wait S          advance S simulated seconds (rendering as it goes)
  *   sleep MS        render for MS milliseconds of wall time (for outside input, e.g. xdotool)
- *   key NAME        space right backspace r z y l 1-4 g n i p s [ ] f1 h
+ *   key NAME        space right backspace r z y l 1-5 g n i p s [ ] f1 h
  *   click X Y       a left click at window pixel (X, Y)
  *   click-button NAME  resample undo redo law ghosts native pauseimpact play
  *   pick K          click on inset point K

@@ -41,10 +41,13 @@ typedef enum {
   SVI_LAW_SETVALUED    = 0,   /* Halm & Posa: one sample of the set (Algorithm 1) per impact */
   SVI_LAW_SIMULTANEOUS = 1,   /* Anitescu-Potra, eq. (31) */
   SVI_LAW_SEQUENTIAL   = 2,   /* single-contact impacts, fastest-approaching contact first */
-  SVI_LAW_NATIVE       = 3    /* pass-through: MuJoCo's soft contact resolves the impact */
+  SVI_LAW_NATIVE       = 3,   /* pass-through: MuJoCo's soft contact resolves the impact */
+  SVI_LAW_PROPAGATIVE  = 4    /* Seghete & Murphey: elastic single-contact impacts propagated in a
+                                 random order, blended with the plastic outcome by the restitution
+                                 e (v+ = v_p + e (v_e - v_p)); frictionless */
 } svi_law;
 
-#define SVI_NLAW 4
+#define SVI_NLAW 5
 const char* svi_law_name(svi_law law);           /* "setvalued", ...; "?" if out of range */
 int         svi_law_from_name(const char* name);  /* the law, or -1 */
 
@@ -63,6 +66,7 @@ typedef struct {
   double     pseudo_impulse;   /* pseudo_impulse: Johnson's delta_t, s (0 = off) */
   int        max_contacts;     /* max_contacts: contacts one event may hold (and the touching list) */
   int        log_events;       /* log_events: events kept in the log (ring) */
+  double     restitution;      /* restitution: e of the propagative law, in [0, 1] */
 } svi_config;
 
 svi_config svi_default_config(void);
@@ -115,7 +119,7 @@ typedef struct {
   svi_law  law;
   uint64_t seed;
   int      lcps;             /* LCP solves for this event */
-  int      steps;            /* Routh steps */
+  int      steps;            /* Routh steps (propagative law: reflections) */
   int      fallback;         /* 0 none; 1 finished by (31); 2 law failed -> simultaneous;
                                 3 -> native (velocity left to MuJoCo) */
   int      status;           /* svi_status of the resolution */

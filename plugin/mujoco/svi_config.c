@@ -23,10 +23,12 @@ svi_config svi_default_config(void) {
   c.pseudo_impulse = 0;
   c.max_contacts = 64;
   c.log_events = 32;
+  c.restitution = 1;
   return c;
 }
 
-static const char* const law_names[SVI_NLAW] = {"setvalued", "simultaneous", "sequential", "native"};
+static const char* const law_names[SVI_NLAW] = {"setvalued", "simultaneous", "sequential", "native",
+                                                "propagative"};
 
 const char* svi_law_name(svi_law law) {
   return (unsigned)law < SVI_NLAW ? law_names[law] : "?";
@@ -49,7 +51,7 @@ typedef struct {
 } key_def;
 
 static const key_def keys[] = {
-  {"law",            KEY_CHOICE, 0, 0, "setvalued|simultaneous|sequential|native", ""},
+  {"law",            KEY_CHOICE, 0, 0, "setvalued|simultaneous|sequential|native|propagative", ""},
   {"branch",         KEY_CHOICE, 0, 0, "auto|lemke|random|enumerate", ""},
   {"step",           KEY_REAL, 1e-6, 1e3, NULL, "x reference impulse"},
   {"step_abs",       KEY_REAL, 0, 1e9, NULL, "N s"},
@@ -62,6 +64,7 @@ static const key_def keys[] = {
   {"pseudo_impulse", KEY_REAL, 0, 10, NULL, "s"},
   {"max_contacts",   KEY_INT,  1, 1024, NULL, ""},
   {"log_events",     KEY_INT,  1, 1000000, NULL, ""},
+  {"restitution",    KEY_REAL, 0, 1, NULL, ""},
 };
 #define NKEYS ((int)(sizeof(keys) / sizeof(keys[0])))
 
@@ -116,6 +119,7 @@ static void apply(svi_config* c, const key_def* k, int idx, double x) {
   else if (!strcmp(n, "pseudo_impulse")) c->pseudo_impulse = x;
   else if (!strcmp(n, "max_contacts")) c->max_contacts = (int)x;
   else if (!strcmp(n, "log_events")) c->log_events = (int)x;
+  else if (!strcmp(n, "restitution")) c->restitution = x;
 }
 
 int svi_config_set(svi_config* cfg, const char* key, const char* value, char* err, int errlen) {

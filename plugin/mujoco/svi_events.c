@@ -268,6 +268,16 @@ static int apply_law(svi_instance* in, svi_law law, uint64_t seed, long long ind
     *finish = info.finish;
     return st;
   }
+  if (law == SVI_LAW_PROPAGATIVE) {
+    svi_propagative_config pc = svi_propagative_default_config();
+    pc.restitution = in->cfg.restitution;
+    pc.seed = seed;
+    svi_propagative_info info;
+    int st = svi_propagative_outcome(in->prop, s, &pc, (uint64_t)index, v_out, in->lam_n, &info);
+    *steps = info.reflections;
+    *lcps = 1;   /* the plastic reference */
+    return st;
+  }
   if (law == SVI_LAW_SEQUENTIAL) {
     int order[1024];
     approach_order(in->vn, nc, order);
@@ -359,13 +369,26 @@ static void count_event(svi_instance* in, const svi_event* ev) {
   in->measure_pending = 1;
 }
 
+/* The impulse lambda_bar = [lambda_n; lambda_D] of the law that produced v+, into in->lam: the
+ * propagative law is frictionless and keeps its own normal impulses. */
+static void law_impulse(svi_instance* in, svi_law used, int nc, int nt) {
+  if (used != SVI_LAW_PROPAGATIVE) {
+    svi_impact_last_impulse(in->imp, in->lam);
+    return;
+  }
+  int nb = nc * (1 + 2 * nt);
+  memset(in->lam, 0, sizeof(double) * (size_t)nb);
+  memcpy(in->lam, in->lam_n, sizeof(double) * (size_t)nc);
+}
+
 /* Contacts pressed by the continuous forces are kept (Johnson's pseudo-impulse): needs
  * qacc_smooth at v-, which mj_fwdVelocity has not reached yet when compute runs (qfrc_bias is
  * formed after mj_passive), so the velocity stage is run once at v- first. */
-static int pseudo_impulse(svi_instance* in, const mjModel* m, mjData* d, double* vplus, int nc) {
+static int pseudo_impulse(svi_instance* in, const mjModel* m, mjData* d, double* vplus, int nc,
+                          int nt, svi_law used) {
   for (int k = 0; k < nc; k++) in->kept[k] = 0;
   if (in->cfg.pseudo_impulse <= 0) return 0;
-  svi_impact_last_impulse(in->imp, in->lam);
+  law_impulse(in, used, nc, nt);
   in->busy = 1;
   mj_fwdVelocity(m, d);
   mj_fwdActuation(m, d);
@@ -446,7 +469,8 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
                "svi.impact: no law gave a valid outcome for the impact at t = %g (status %s); its velocity is left "
                "to MuJoCo's solver (counted in the event log)", d->time, svi_status_string(st));
   }
-  ev->nkept = native ? 0 : pseudo_impulse(in, m, d, vplus, nc);
+  svi_law used = fallback == 2 ? SVI_LAW_SIMULTANEOUS : law;
+  ev->nkept = native ? 0 : pseudo_impulse(in, m, d, vplus, nc, nt, used);
   if (native) for (int k = 0; k < nc; k++) in->kept[k] = 0;
 
   ev->time = d->time;
@@ -461,7 +485,7 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
   ev->nt = nt;
   ev->ke_before = ke0;
   if (!native) {
-    svi_impact_last_impulse(in->imp, in->lam);
+    law_impulse(in, used, nc, nt);
     memcpy(d->qvel, vplus, sizeof(double) * (size_t)nv);
   }
   ev->ke_after = svi_impact_kinetic_energy(in->imp, d->qvel);

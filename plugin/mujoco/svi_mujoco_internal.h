@@ -27,6 +27,8 @@ struct svi_instance {
   int        preview;           /* resolving for svi_event_preview: no log, no counters */
   svi_event  preview_event;     /* its record */
   svi_impact* imp;
+  svi_propagative* prop;        /* the propagative law's workspace */
+  double* lam_n;                /* its normal impulses (nc_max) */
   /* per-event buffers (one block, sized at init) */
   double* block;
   double *M, *Jn, *Jt, *mu, *vn, *J1, *J2, *tdir, *lam, *vplus;

@@ -40,6 +40,8 @@ double* svi_state(const mjModel* m, mjData* d, const svi_instance* in) {
 static void free_instance(svi_instance* in) {
   if (!in) return;
   svi_impact_destroy(in->imp);
+  svi_propagative_destroy(in->prop);
+  free(in->lam_n);
   free(in->block);
   free(in->cidx);
   free(in->kept);
@@ -66,7 +68,9 @@ static svi_instance* make_instance(const mjModel* m, int id, const svi_config* c
   int nv = m->nv, ncmax = in->nc_max;
   if (nv > 0) {
     in->imp = svi_impact_create(nv, ncmax, 2);
-    if (!in->imp) { free_instance(in); return NULL; }
+    in->prop = svi_propagative_create(nv, ncmax, 0);
+    in->lam_n = calloc((size_t)ncmax, sizeof(double));
+    if (!in->imp || !in->prop || !in->lam_n) { free_instance(in); return NULL; }
   }
   size_t need = (size_t)nv * nv + (size_t)ncmax * nv * 3 + (size_t)ncmax * 2 + 7 * (size_t)nv +
                 (size_t)ncmax * 9;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ctype.h>
+#include <time.h>
 
 #include "svi/svi_core.h"
 #include "svi/svi_mujoco.h"
@@ -25,6 +26,8 @@ typedef struct {
   svi_branch branch;
   svi_budget budget;
   const char *csv, *plot;
+  int law;               /* -1: the model's (or setvalued); SVI_LAW_SETVALUED or SVI_LAW_PROPAGATIVE */
+  double restitution;    /* < 0: the model's (or 1) */
 } options;
 
 static void usage(FILE* f) {
@@ -48,7 +51,9 @@ static void usage(FILE* f) {
     "  --budget B         sobol | uniform (default sobol)\n"
     "  --csv FILE         write every sample (default NAME.csv; '-' = none)\n"
     "  --plot FILE        figure, .png/.svg/.pdf (default NAME.png; '-' = none)\n"
-    "  --paths K          draw the intermediate velocities of K samples (default 2000)\n");
+    "  --paths K          draw the intermediate velocities of K samples (default 2000)\n"
+    "  --law L            setvalued | propagative (default: the model's law, else setvalued)\n"
+    "  --restitution E    e of the propagative law in [0, 1] (default: the model's, else 1)\n");
 }
 
 static int parse(int argc, char** argv, options* o) {
@@ -57,6 +62,8 @@ static int parse(int argc, char** argv, options* o) {
   o->branch = SVI_BRANCH_AUTO;
   o->budget = SVI_BUDGET_SOBOL;
   o->paths = 2000;
+  o->law = -1;
+  o->restitution = -1;
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -75,6 +82,15 @@ static int parse(int argc, char** argv, options* o) {
     else if (!strcmp(a, "--threads")) { NEEDV(); long long x; if (!svi_cli_int(T, a, v, 1, 1024, &x)) return 0; o->threads = (int)x; }
     else if (!strcmp(a, "--paths")) { NEEDV(); long long x; if (!svi_cli_int(T, a, v, 0, 1000000, &x)) return 0; o->paths = (int)x; }
     else if (!strcmp(a, "--csv")) { NEEDV(); o->csv = v; }
+    else if (!strcmp(a, "--restitution")) { NEEDV(); if (!svi_cli_double(T, a, v, 0, 1, &o->restitution)) return 0; }
+    else if (!strcmp(a, "--law")) {
+      NEEDV();
+      o->law = svi_law_from_name(v);
+      if (o->law != SVI_LAW_SETVALUED && o->law != SVI_LAW_PROPAGATIVE) {
+        fprintf(stderr, "svi-sample: --law must be setvalued or propagative, not '%s'\n", v);
+        return 0;
+      }
+    }
     else if (!strcmp(a, "--plot")) { NEEDV(); o->plot = v; }
     else if (!strcmp(a, "--branch")) {
       NEEDV();
@@ -109,6 +125,8 @@ typedef struct {
   long long samples;
   int    has_native;
   double* native_vn;    /* native MuJoCo's J_n v after the impact */
+  int    law;           /* the model's law (SVI_LAW_SETVALUED for reference problems) */
+  double restitution;   /* the model's restitution */
 } problem;
 
 static double* dup(const double* x, size_t n) {
@@ -144,6 +162,8 @@ static int from_example(const char* name, problem* p) {
   for (int i = 0; i < ex.nc; i++) snprintf(p->cname[i], 32, "%s", ex.contact_names[i]);
   p->plot_a = ex.plot_a; p->plot_b = ex.plot_b;
   p->h = ex.h; p->N = ex.N; p->samples = ex.samples;
+  p->law = SVI_LAW_SETVALUED;
+  p->restitution = 1;
   return 1;
 }
 
@@ -206,6 +226,8 @@ static int from_model(const char* path, const char* key, problem* p) {
   }
   if (p->plot_a > p->plot_b) { int t = p->plot_a; p->plot_a = p->plot_b; p->plot_b = t; }
   const svi_config* cfg = svi_instance_config(in);
+  p->law = cfg->law;
+  p->restitution = cfg->restitution;
   p->h = cfg->step_abs;
   p->N = cfg->max_steps;
   p->samples = 1 << 14;
@@ -269,6 +291,133 @@ static void print_vn(const double* vn, int nc) {
   printf(")");
 }
 
+static void print_problem(const problem* pb, svi_impact* s, const svi_problem_def* def, double* vn0) {
+  int nc = pb->nc;
+  svi_impact_normal_velocity(s, def->v, vn0);
+  printf("svi-sample %s: %s\n", SVI_VERSION_STRING, pb->title);
+  printf("  %d dof, %d contacts (", pb->nv, nc);
+  for (int i = 0; i < nc && i < 8; i++) printf("%s%s mu=%g", i ? ", " : "", pb->cname[i], def->mu[i]);
+  printf("%s)\n  pre-impact J_n v = ", nc > 8 ? ", ..." : "");
+  print_vn(vn0, nc);
+  printf(" m/s, kinetic energy %.6g J\n", svi_impact_kinetic_energy(s, def->v));
+}
+
+/* The propagative law's set (Seghete & Murphey): every resolution order, its distinct outcomes and
+ * the indeterminacy xi; the timing of one outcome (what a running simulation pays per impact). */
+static int run_propagative(const options* o, problem* pb, svi_impact* s, const svi_problem_def* def) {
+  int nv = pb->nv, nc = pb->nc, max_out = 4096;
+  double* vn0 = malloc(sizeof(double) * (size_t)nc);
+  double* vn = malloc(sizeof(double) * (size_t)nc);
+  double* V = malloc(sizeof(double) * (size_t)max_out * nv);
+  double* vp = malloc(sizeof(double) * (size_t)nv);
+  char* cls = malloc((size_t)nc + 1);
+  svi_propagative* w = svi_propagative_create(nv, nc, max_out);
+  if (!vn0 || !vn || !V || !vp || !cls || !w) { fprintf(stderr, "svi-sample: out of memory\n"); return 1; }
+  svi_propagative_config pc = svi_propagative_default_config();
+  pc.restitution = o->restitution >= 0 ? o->restitution : pb->restitution;
+  pc.seed = o->seed;
+  if (o->samples > 0) pc.samples = o->samples;
+  print_problem(pb, s, def, vn0);
+  double cmax = svi_normal_coupling(s, NULL);
+  printf("  propagative law (Seghete & Murphey), restitution e = %g, frictionless; max |c_ij| = %.4f%s\n",
+         pc.restitution, cmax, cmax < 1e-12 ? " (orthogonal normals: one outcome, Theorem 2)" : "");
+  svi_propagative_set_info si;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int st = svi_propagative_all(w, s, &pc, V, NULL, max_out, &si);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double set_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  printf("  the set: %d distinct outcome(s), %s over %lld order(s)%s%s; sequence length %d..%d; %.3f ms\n",
+         si.count, si.exhaustive ? "every resolution order followed (exact)" : "sampled",
+         si.orders, si.truncated ? ", truncated" : "", si.locked ? ", LOCKED: no elastic outcome" : "",
+         si.min_length, si.max_length, set_s * 1e3);
+  if (si.rejected) printf("  %lld order(s) rejected (reflection cap or validity check), counted\n", si.rejected);
+  printf("  indeterminacy xi = max ||v_i - v_j||_M / ||v-||_M = %.6f\n", si.xi);
+  int nshow = si.count < max_out ? si.count : max_out;
+  for (int k = 0; k < nshow && k < 12; k++) {
+    svi_impact_normal_velocity(s, V + (size_t)k * nv, vn);
+    printf("    outcome %d: J_n v+ = ", k);
+    print_vn(vn, nc);
+    printf("  KE %.6g J\n", svi_impact_kinetic_energy(s, V + (size_t)k * nv));
+  }
+  /* one outcome per impact, as the plugin draws it: the timing, and the class frequencies */
+  long long M = 4096;
+  svi_propagative_info info;
+  int bad = 0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (long long k = 0; k < M; k++) bad += svi_propagative_outcome(w, s, &pc, (uint64_t)k, vp, NULL, &info) != SVI_OK;
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double per = ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec)) / (double)M;
+  printf("  one outcome (random order, as in a running simulation): %.3f us, %lld draws, %d not valid (fallback)\n",
+         per * 1e6, M, bad);
+  if (pb->has_native) {
+    printf("  native MuJoCo from the same state: J_n v+ = ");
+    print_vn(pb->native_vn, nc);
+    printf("\n");
+  }
+  int rc = st == SVI_OK ? 0 : 1;
+  char csvname[300], plotname[300];
+  snprintf(csvname, sizeof(csvname), "%s", o->csv ? o->csv : "");
+  if (!o->csv) snprintf(csvname, sizeof(csvname), "%s.csv", pb->name);
+  snprintf(plotname, sizeof(plotname), "%s", o->plot ? o->plot : "");
+  if (!o->plot) snprintf(plotname, sizeof(plotname), "%s.png", pb->name);
+  if (strcmp(csvname, "-")) {
+    FILE* f = fopen(csvname, "w");
+    if (!f) { fprintf(stderr, "svi-sample: cannot write %s\n", csvname); return 1; }
+    fprintf(f, "outcome");
+    for (int i = 0; i < nv; i++) fprintf(f, ",v%d", i);
+    for (int i = 0; i < nc; i++) fprintf(f, ",vn_%s", pb->cname[i]);
+    fprintf(f, "\n");
+    for (int k = 0; k < nshow; k++) {
+      svi_impact_normal_velocity(s, V + (size_t)k * nv, vn);
+      fprintf(f, "%d", k);
+      for (int i = 0; i < nv; i++) fprintf(f, ",%.17g", V[(size_t)k * nv + i]);
+      for (int i = 0; i < nc; i++) fprintf(f, ",%.17g", vn[i]);
+      fprintf(f, "\n");
+    }
+    fclose(f);
+    printf("  wrote %s\n", csvname);
+  }
+  if (strcmp(plotname, "-")) {
+    svi_plot_pt* pts = malloc(sizeof(svi_plot_pt) * (size_t)(nshow > 0 ? nshow : 1));
+    for (int k = 0; k < nshow; k++) {
+      svi_impact_normal_velocity(s, V + (size_t)k * nv, vn);
+      pts[k] = (svi_plot_pt){vn[pb->plot_a], vn[pb->plot_b]};
+    }
+    /* the plastic outcome (e = 0) for reference */
+    svi_propagative_config p0 = pc;
+    p0.restitution = 0;
+    svi_plot_pt plastic = {0, 0}, native_pt = {0, 0};
+    int has_plastic = svi_propagative_outcome(w, s, &p0, 0, vp, NULL, &info) == SVI_OK;
+    if (has_plastic) {
+      svi_impact_normal_velocity(s, vp, vn);
+      plastic = (svi_plot_pt){vn[pb->plot_a], vn[pb->plot_b]};
+    }
+    svi_plot_series ser[3];
+    int nser = 0;
+    ser[nser++] = (svi_plot_series){"Outcomes over resolution orders", 0.85, 0.15, 0.1, 2, pts, nshow};
+    if (has_plastic) ser[nser++] = (svi_plot_series){"Plastic (e = 0)", 0.1, 0.3, 0.9, 1, &plastic, 1};
+    if (pb->has_native) {
+      native_pt = (svi_plot_pt){pb->native_vn[pb->plot_a], pb->native_vn[pb->plot_b]};
+      ser[nser++] = (svi_plot_series){"Native MuJoCo (same state)", 0.1, 0.6, 0.3, 4, &native_pt, 1};
+    }
+    svi_plot_pt pre = {vn0[pb->plot_a], vn0[pb->plot_b]};
+    char xl[80], yl[80], footer[200], title[300];
+    snprintf(xl, sizeof(xl), "J_n,%s v  (m/s)", pb->cname[pb->plot_a]);
+    snprintf(yl, sizeof(yl), "J_n,%s v  (m/s)", pb->cname[pb->plot_b]);
+    snprintf(title, sizeof(title), "%s: propagative law, e = %g", pb->title, pc.restitution);
+    snprintf(footer, sizeof(footer), "%d outcome(s) (%s), xi = %.4f", si.count,
+             si.exhaustive ? "every order" : "sampled orders", si.xi);
+    svi_plot_spec spec = {title, xl, yl, 0, 0, NULL, 0, NULL, 0, &pre, 1, ser, nser, footer};
+    if (svi_plot_normal_plane(plotname, &spec) == 0) printf("  wrote %s\n", plotname);
+    else rc = 1;
+    free(pts);
+  }
+  svi_propagative_destroy(w);
+  free(vn0); free(vn); free(V); free(vp); free(cls);
+  return rc;
+}
+
 int main(int argc, char** argv) {
   options o;
   if (!parse(argc, argv, &o)) return 2;
@@ -292,6 +441,12 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  if ((o.law >= 0 ? o.law : pb.law) == SVI_LAW_PROPAGATIVE) {
+    int prc = run_propagative(&o, &pb, s, &def);
+    free(pb.M); free(pb.Jn); free(pb.Jt); free(pb.mu); free(pb.v); free(pb.cname); free(pb.native_vn);
+    svi_impact_destroy(s);
+    return prc;
+  }
   svi_approx_config cfg = svi_approx_default_config();
   cfg.samples = o.samples > 0 ? o.samples : pb.samples;
   cfg.threads = o.threads;
@@ -317,13 +472,7 @@ int main(int argc, char** argv) {
   int rc = svi_approximate(&def, &cfg, V, acc, lcps, &st);
   if (rc < 0) { fprintf(stderr, "svi-sample: %s\n", svi_status_string(rc)); return 1; }
 
-  svi_impact_normal_velocity(s, def.v, vn0);
-  printf("svi-sample %s: %s\n", SVI_VERSION_STRING, pb.title);
-  printf("  %d dof, %d contacts (", nv, nc);
-  for (int i = 0; i < nc && i < 8; i++) printf("%s%s mu=%g", i ? ", " : "", pb.cname[i], def.mu[i]);
-  printf("%s)\n  pre-impact J_n v = ", nc > 8 ? ", ..." : "");
-  print_vn(vn0, nc);
-  printf(" m/s, kinetic energy %.6g J\n", svi_impact_kinetic_energy(s, def.v));
+  print_problem(&pb, s, &def, vn0);
   printf("  Routh step h = %.4g N s (%.3g x reference impulse %.4g N s), N = %d, eps = %.3g m/s, psi = %.4g\n",
          st.h, st.h / fmax(svi_impact_reference_impulse(s), 1e-300), svi_impact_reference_impulse(s),
          cfg.routh.max_steps, st.eps, st.psi);

@@ -34,7 +34,7 @@ import numpy as np
 __all__ = ["load", "library_path", "Impacts", "Event", "LAWS", "PLUGIN_NAME"]
 
 PLUGIN_NAME = "svi.impact"
-LAWS = ("setvalued", "simultaneous", "sequential", "native")
+LAWS = ("setvalued", "simultaneous", "sequential", "native", "propagative")
 _MAXC = 16  # SVI_EVENT_MAX_CONTACTS
 
 
