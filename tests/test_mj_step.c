@@ -344,8 +344,40 @@ static void test_left_to_mujoco(void) {
   }
 }
 
+/* --- MuJoCo's own reset of a diverging simulation: the instance follows ------------------------ */
+static void test_divergence_reset(const char* data) {
+  char path[600], err[1000];
+  snprintf(path, sizeof(path), "%s/diverging.xml", data);
+  mjModel* m = svi_load_xml(path, err, sizeof(err));
+  if (!m) { CHECK(0, "%s", err); return; }
+  mjData* d = mj_makeData(m);
+  svi_instance* in = svi_instance_of(m, d);
+  long long resets0 = svi_instance_counters(in).resets;
+  int warned = 0;
+  long long steps = 0;
+  while (!warned && steps < 100000) {
+    mj_step(m, d);
+    steps++;
+    warned = d->warning[mjWARN_BADQACC].number > 0;
+  }
+  svi_counters c = svi_instance_counters(in);
+  CHECK(warned && c.resets == resets0 + 1 && svi_event_count(in) == 0 && d->plugin_state[1] == 0 &&
+        d->time <= m->opt.timestep && c.events >= 1,
+        "MuJoCo's reset after divergence (step %lld): the instance's touching list and log are cleared "
+        "with it (resets %lld, log %d, touching %g, t %g), after %lld impact events", steps, c.resets - resets0,
+        svi_event_count(in), d->plugin_state[1], d->time, c.events);
+  /* the run starts over from qpos0 and finds its first impact again */
+  long long e0 = c.events;
+  for (int i = 0; i < 200; i++) mj_step(m, d);
+  CHECK(svi_instance_counters(in).events > e0, "after MuJoCo's reset the first impact is detected again");
+  mj_deleteData(d);
+  mj_deleteModel(m);
+}
+
 int main(int argc, char** argv) {
   if (argc > 1) snprintf(tmpdir, sizeof(tmpdir), "%s", argv[1]);
+  const char* data = argc > 2 ? argv[2] : "tests/data";
+  test_divergence_reset(data);
   test_forward();
   test_state();
   test_many_data();

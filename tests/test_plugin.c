@@ -342,20 +342,20 @@ static void test_flat_box(void) {
 /* Released from rest on its left corner at tilt phi0; returns the number of impacts and fills the
  * pre-impact COM vertical speed of each (from the approaching corner: J_n v = 2 zdot) and whether
  * the block came to rest at it. */
-static int johnson_block(double phi0, double dt_pseudo, double* zdot, int* rest, double* keratio,
-                         int* pivot, int max) {
+static int johnson_block_mu(double phi0, double dt_pseudo, double mu, double* zdot, int* rest,
+                            double* keratio, int* pivot, int max, svi_counters* counters) {
   char xml[4096];
   double h = 0.1, w = 0.05, mass = 5, I = mass * (w * w + h * h) / 12;
   snprintf(xml, sizeof(xml),
       "<mujoco><option timestep='0.0002'/>"
       "<extension><plugin plugin='svi.impact'><instance name='svi'><config key='pseudo_impulse' value='%g'/>"
       "<config key='log_events' value='256'/></instance></plugin></extension><worldbody>"
-      "<geom type='plane' size='5 5 .1' friction='1' solref='0.002 1'/>"
+      "<geom type='plane' size='5 5 .1' friction='%g' solref='0.002 1'/>"
       "<body><joint type='slide' axis='1 0 0'/><joint type='slide' axis='0 0 1'/><joint type='hinge' axis='0 1 0'/>"
       "<inertial pos='0 0 0' mass='%g' diaginertia='%g %g %g'/>"
-      "<geom type='sphere' size='0.0005' pos='%g 0 %g' friction='1' solref='0.002 1'/>"
-      "<geom type='sphere' size='0.0005' pos='%g 0 %g' friction='1'/></body></worldbody></mujoco>",
-      dt_pseudo, mass, I, I, I, -w / 2, -h / 2 + 0.0005, w / 2, -h / 2 + 0.0005);
+      "<geom type='sphere' size='0.0005' pos='%g 0 %g' friction='%g' solref='0.002 1'/>"
+      "<geom type='sphere' size='0.0005' pos='%g 0 %g' friction='%g'/></body></worldbody></mujoco>",
+      dt_pseudo, mu, mass, I, I, I, -w / 2, -h / 2 + 0.0005, mu, w / 2, -h / 2 + 0.0005, mu);
   mjModel* m = load(write_model("johnson", xml));
   mjData* d = mj_makeData(m);
   /* theta < 0 about +y lifts the right corner; the left corner l = (-w/2, -h/2) sits at z = 0 */
@@ -377,9 +377,15 @@ static int johnson_block(double phi0, double dt_pseudo, double* zdot, int* rest,
     pivot[n] = e->cls[0] == 'S' ? 0 : 1;   /* which corner holds (contact order as MuJoCo lists them) */
     n++;
   }
+  if (counters) *counters = svi_instance_counters(in);
   mj_deleteData(d);
   mj_deleteModel(m);
   return n;
+}
+
+static int johnson_block(double phi0, double dt_pseudo, double* zdot, int* rest, double* keratio,
+                         int* pivot, int max) {
+  return johnson_block_mu(phi0, dt_pseudo, 1, zdot, rest, keratio, pivot, max, NULL);
 }
 
 static void test_pseudo_impulse(void) {
@@ -415,6 +421,74 @@ static void test_pseudo_impulse(void) {
       for (int i = 0; i < first_rest; i++)
         CHECK(z[i] > zstar * 0.99, "switching impact %d has zdot %.4f > %.4f m/s", i + 1, z[i], zstar);
     }
+  }
+}
+
+/* friction-cone demotion: keeping the lifting corner as well stops the block, and then the
+ * landing corner needs |p_t / p_n| = 0.6 (0.353 without the keep, digest 003).  With mu = 0.4 and
+ * a short delta_t (0.01 s: the pseudo-impulse's extra normal impulse does not cover it either) the
+ * keep rule demotes the landing corner to sliding rather than keep it sticking outside its cone;
+ * with mu = 1 nothing is demoted */
+static void test_pseudo_demotion(void) {
+  double z[64], kr[64];
+  int rest[64], piv[64];
+  svi_counters c1, c2;
+  johnson_block_mu(0.10, 0.01, 1.0, z, rest, kr, piv, 64, &c1);
+  int n = johnson_block_mu(0.10, 0.01, 0.4, z, rest, kr, piv, 64, &c2);
+  CHECK(c1.pseudo_demoted == 0, "mu = 1: no sticking contact demoted (%lld)", c1.pseudo_demoted);
+  CHECK(c2.pseudo_demoted > 0 && c2.max_energy_ratio <= 1 + 1e-9 && n > 0,
+        "mu = 0.4: %lld sticking contact(s) demoted to sliding by the friction cone; KE ratio <= %.9f",
+        c2.pseudo_demoted, c2.max_energy_ratio);
+}
+
+/* No contact limit: Johnson's block (h 10 cm, w 5 cm, 5 kg, sticking), 40 cm deep, standing on two
+ * rows of 10 or 11 supports along its bottom edges (20 or 22 contacts; a 21-contact cap once switched
+ * the pseudo-impulse off without a word), released on one row at a 0.1 rad tilt.  Without the
+ * pseudo-impulse the pivot alternates from row to row; with it the block rests at the second
+ * impact, with 20 contacts as with 22. */
+static long long rocking_rows(int ny, double dt_pseudo, double* vmax_end, int* kept2) {
+  char xml[16384];
+  double h = 0.1, w = 0.05, mass = 5, I = mass * (w * w + h * h) / 12;
+  int n = snprintf(xml, sizeof(xml),
+      "<mujoco><option timestep='0.0002'/>"
+      "<extension><plugin plugin='svi.impact'><instance name='svi'><config key='pseudo_impulse' value='%g'/>"
+      "<config key='law' value='simultaneous'/><config key='log_events' value='1000'/></instance></plugin>"
+      "</extension><worldbody><geom type='plane' size='5 5 .1' friction='1' solref='0.002 1' gap='0.001'/>"
+      "<body><joint type='slide' axis='1 0 0'/><joint type='slide' axis='0 0 1'/><joint type='hinge' axis='0 1 0'/>"
+      "<inertial pos='0 0 0' mass='%g' diaginertia='%g %g %g'/>", dt_pseudo, mass, I, I, I);
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < ny; j++)
+      n += snprintf(xml + n, sizeof(xml) - (size_t)n,
+                    "<geom type='sphere' size='0.0005' pos='%g %g %g' friction='1' solref='0.002 1' gap='0.001'/>",
+                    i ? w / 2 : -w / 2, -0.2 + 0.4 * j / (ny - 1), -h / 2 + 0.0005);
+  snprintf(xml + n, sizeof(xml) - (size_t)n, "</body></worldbody></mujoco>");
+  mjModel* m = load(write_model("rocking_rows", xml));
+  if (!m) return -1;
+  mjData* d = mj_makeData(m);
+  double th = -0.1, lx = -w / 2, lz = -h / 2;
+  d->qpos[0] = -(lx * cos(th) + lz * sin(th));
+  d->qpos[1] = -(-lx * sin(th) + lz * cos(th)) - 1e-6;
+  d->qpos[2] = th;
+  svi_instance* in = svi_instance_of(m, d);
+  while (d->time < 1.0) mj_step(m, d);
+  *vmax_end = 0;
+  for (int k = 0; k < m->nv; k++) *vmax_end = fmax(*vmax_end, fabs(d->qvel[k]));
+  long long e = svi_instance_counters(in).events;
+  *kept2 = svi_event_count(in) > 1 ? svi_event_get(in, 1)->nkept : -1;
+  mj_deleteData(d);
+  mj_deleteModel(m);
+  return e;
+}
+
+static void test_pseudo_many_contacts(void) {
+  for (int ny = 10; ny <= 11; ny++) {
+    double v_on, v_off;
+    int k_on, k_off;
+    long long on = rocking_rows(ny, 0.03, &v_on, &k_on);
+    long long off = rocking_rows(ny, 0, &v_off, &k_off);
+    CHECK(on == 2 && k_on == ny && off > on && k_off <= 0 && v_on < 0.01,
+          "%d supports: with the pseudo-impulse %lld impacts, the second keeps the %d lifting supports (%d), at rest "
+          "(|v| %.1e); without it %lld impacts", 2 * ny, on, ny, k_on, v_on, off);
   }
 }
 
@@ -527,6 +601,8 @@ int main(int argc, char** argv) {
   test_block_log();
   test_flat_box();
   test_pseudo_impulse();
+  test_pseudo_demotion();
+  test_pseudo_many_contacts();
   test_rimless_wheel(models);
   test_ball_joint();
   test_all_models(models);

@@ -217,6 +217,8 @@ typedef struct {
   long long resets;            /* mj_resetData calls (MuJoCo's own resets after a divergence too) */
   long long unsupported;       /* steps not handled: RK4, passive forces disabled */
   long long touch_overflow;    /* steps whose touching contacts exceeded max_contacts */
+  long long pseudo_ambiguous;  /* pseudo-impulse: events where several modes passed the keep rule */
+  long long pseudo_demoted;    /* pseudo-impulse: sticking contacts demoted to sliding (cone) */
   double    max_energy_ratio;  /* max KE+/KE- over events */
 } svi_counters;
 svi_counters svi_instance_counters(const svi_instance* in);

@@ -384,11 +384,9 @@ static void law_impulse(svi_instance* in, svi_law used, int nc, int nt) {
 /* Contacts pressed by the continuous forces are kept (Johnson's pseudo-impulse): needs
  * qacc_smooth at v-, which mj_fwdVelocity has not reached yet when compute runs (qfrc_bias is
  * formed after mj_passive), so the velocity stage is run once at v- first. */
-static int pseudo_impulse(svi_instance* in, const mjModel* m, mjData* d, double* vplus, int nc,
-                          int nt, svi_law used) {
+static int pseudo_impulse(svi_instance* in, const mjModel* m, mjData* d, double* vplus, int nc) {
   for (int k = 0; k < nc; k++) in->kept[k] = 0;
   if (in->cfg.pseudo_impulse <= 0) return 0;
-  law_impulse(in, used, nc, nt);
   in->busy = 1;
   mj_fwdVelocity(m, d);
   mj_fwdActuation(m, d);
@@ -469,8 +467,9 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
                "svi.impact: no law gave a valid outcome for the impact at t = %g (status %s); its velocity is left "
                "to MuJoCo's solver (counted in the event log)", d->time, svi_status_string(st));
   }
-  svi_law used = fallback == 2 ? SVI_LAW_SIMULTANEOUS : law;
-  ev->nkept = native ? 0 : pseudo_impulse(in, m, d, vplus, nc, nt, used);
+  /* the event's impulse: the law's, plus the pseudo-impulse's projection (it adds to in->lam) */
+  if (!native) law_impulse(in, fallback == 2 ? SVI_LAW_SIMULTANEOUS : law, nc, nt);
+  ev->nkept = native ? 0 : pseudo_impulse(in, m, d, vplus, nc);
   if (native) for (int k = 0; k < nc; k++) in->kept[k] = 0;
 
   ev->time = d->time;
@@ -484,10 +483,7 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
   ev->status = st;
   ev->nt = nt;
   ev->ke_before = ke0;
-  if (!native) {
-    law_impulse(in, used, nc, nt);
-    memcpy(d->qvel, vplus, sizeof(double) * (size_t)nv);
-  }
+  if (!native) memcpy(d->qvel, vplus, sizeof(double) * (size_t)nv);
   ev->ke_after = svi_impact_kinetic_energy(in->imp, d->qvel);
   record_contacts(in, d, ev, nc, nt, !native);
   count_event(in, ev);

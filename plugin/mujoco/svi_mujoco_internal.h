@@ -14,6 +14,8 @@ enum {
 };
 #define SVI_TOUCH_SIZE 5
 
+typedef struct svi_pseudo_work svi_pseudo_work;   /* svi_pseudo.c */
+
 struct svi_instance {
   svi_config cfg;
   int        id;                /* plugin instance id in the model */
@@ -50,6 +52,8 @@ struct svi_instance {
   int        measure_pending;   /* the last event's native impulse is measured in advance */
   svi_counters counters;
   long long  pseudo_ambiguous;  /* keep rule with several valid modes (tie-broken) */
+  long long  pseudo_demoted;    /* sticking contacts demoted to sliding by the friction cone */
+  svi_pseudo_work* pseudo;      /* the pseudo-impulse's workspace (pseudo_impulse > 0) */
   int        warned;            /* bit set of the messages already sent (one each) */
   int        contactfull_seen;  /* d->warning[mjWARN_CONTACTFULL].number at the last compute */
   char       message[400];
@@ -86,5 +90,7 @@ int  svi_events_problem(svi_instance* in, const mjModel* m, mjData* d, svi_probl
 /* svi_pseudo.c: Johnson's pseudo-impulse; updates vplus, marks kept[k]; returns how many */
 int svi_pseudo_impulse(svi_instance* in, const double* vminus, const double* as, double* vplus,
                        int* kept);
+svi_pseudo_work* svi_pseudo_create(int nv, int nc_max);
+void             svi_pseudo_destroy(svi_pseudo_work* w);
 
 #endif

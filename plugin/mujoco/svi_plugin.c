@@ -41,6 +41,7 @@ static void free_instance(svi_instance* in) {
   if (!in) return;
   svi_impact_destroy(in->imp);
   svi_propagative_destroy(in->prop);
+  svi_pseudo_destroy(in->pseudo);
   free(in->lam_n);
   free(in->block);
   free(in->cidx);
@@ -70,7 +71,11 @@ static svi_instance* make_instance(const mjModel* m, int id, const svi_config* c
     in->imp = svi_impact_create(nv, ncmax, 2);
     in->prop = svi_propagative_create(nv, ncmax, 0);
     in->lam_n = calloc((size_t)ncmax, sizeof(double));
-    if (!in->imp || !in->prop || !in->lam_n) { free_instance(in); return NULL; }
+    if (cfg->pseudo_impulse > 0) in->pseudo = svi_pseudo_create(nv, ncmax);
+    if (!in->imp || !in->prop || !in->lam_n || (cfg->pseudo_impulse > 0 && !in->pseudo)) {
+      free_instance(in);
+      return NULL;
+    }
   }
   size_t need = (size_t)nv * nv + (size_t)ncmax * nv * 3 + (size_t)ncmax * 2 + 7 * (size_t)nv +
                 (size_t)ncmax * 9;
@@ -167,6 +172,7 @@ static void plugin_copy(mjData* dest, const mjModel* m, const mjData* src, int i
   a->once_seed = b->once_seed;
   a->counters = b->counters;
   a->pseudo_ambiguous = b->pseudo_ambiguous;
+  a->pseudo_demoted = b->pseudo_demoted;
   a->warned = b->warned;
   a->contactfull_seen = b->contactfull_seen;
   a->measure_pending = b->measure_pending;
@@ -266,7 +272,12 @@ mjPLUGIN_LIB_INIT(svi_impact) { svi_plugin_register(); }
 const svi_config* svi_instance_config(const svi_instance* in) { return &in->cfg; }
 void svi_set_law(svi_instance* in, int law) { in->law_override = law >= 0 && law < SVI_NLAW ? law : -1; }
 void svi_set_seed(svi_instance* in, uint64_t seed) { in->cfg.seed = seed; }
-svi_counters svi_instance_counters(const svi_instance* in) { return in->counters; }
+svi_counters svi_instance_counters(const svi_instance* in) {
+  svi_counters c = in->counters;
+  c.pseudo_ambiguous = in->pseudo_ambiguous;
+  c.pseudo_demoted = in->pseudo_demoted;
+  return c;
+}
 const char* svi_instance_message(const svi_instance* in) { return in->message; }
 size_t svi_event_size(void) { return sizeof(svi_event); }
 

@@ -72,7 +72,7 @@ class _Event(ctypes.Structure):
 class _Counters(ctypes.Structure):
   _fields_ = [(name, ctypes.c_longlong) for name in (
       "steps", "events", "lcps", "fallbacks", "native_steps", "resets", "unsupported",
-      "touch_overflow")] + [("max_energy_ratio", ctypes.c_double)]
+      "touch_overflow", "pseudo_ambiguous", "pseudo_demoted")] + [("max_energy_ratio", ctypes.c_double)]
 
 
 class _ProblemDef(ctypes.Structure):
