@@ -12,6 +12,8 @@
  *    against native mj_step from the same state.
  * C. One impact event against the number of contacts: a plate landing on N supports
  *    (models/make_plate.sh N).
+ * D. One outcome of the propagative law against one sample of the set-valued law on the same
+ *    impact problems (cradles, billiard break, the tailed runner).
  * --count runs STEPS impact-free steps of one variant inside run_steps(), for
  *    valgrind --tool=callgrind --toggle-collect=run_steps (tests/bench/overhead_callgrind.sh).
  */
@@ -195,6 +197,57 @@ static void plate(const char* dir, int n, int reps) {
   impact_step(path, "", reps, n);
 }
 
+/* D: one outcome of the propagative law against one sample of the set-valued law, on the same
+ * impact problem (the model's first event): what a running simulation pays per impact */
+static void law_cost(const char* dir, const char* file, int reps) {
+  char path[700], err[1000];
+  snprintf(path, sizeof(path), "%s/%s", dir, file);
+  mjModel* m = svi_load_xml(path, err, sizeof(err));
+  if (!m) { fprintf(stderr, "%s\n", err); return; }
+  mjData *d = mj_makeData(m), *scratch = mj_makeData(m);
+  int k = mj_name2id(m, mjOBJ_KEY, "impact");
+  if (k >= 0) mj_resetDataKeyframe(m, d, k);
+  svi_instance* in = svi_instance_of(m, d);
+  while (svi_event_count(in) == 0 && d->time < 1) mj_step(m, d);
+  svi_problem_def def;
+  int nc = svi_event_count(in) ? svi_event_problem(in, m, scratch, 0, &def) : 0;
+  if (nc <= 0) { printf("| %s | no impact event |\n", file); mj_deleteData(d); mj_deleteData(scratch); mj_deleteModel(m); return; }
+  svi_impact* s = svi_impact_create(def.nv, nc, def.nt);
+  svi_propagative* w = svi_propagative_create(def.nv, nc, 0);
+  svi_impact_setup(s, &def, NULL, 0);
+  double* v = malloc(sizeof(double) * (size_t)def.nv);
+  double* tp = malloc(sizeof(double) * (size_t)reps);
+  double* tr = malloc(sizeof(double) * (size_t)reps);
+  svi_propagative_config pc = svi_propagative_default_config();
+  svi_routh_config rc = svi_routh_default_config();
+  const svi_config* cfg = svi_instance_config(in);
+  rc.step = cfg->step;
+  rc.step_abs = cfg->step_abs;
+  rc.max_steps = cfg->max_steps;
+  svi_propagative_info pi;
+  svi_sample_info si;
+  long long lcps = 0;
+  const int batch = 100;
+  for (int r = 0; r < reps; r++) {
+    double t0 = now();
+    for (int b = 0; b < batch; b++) svi_propagative_outcome(w, s, &pc, (uint64_t)(r * batch + b), v, NULL, &pi);
+    double t1 = now();
+    for (int b = 0; b < batch; b++) {
+      svi_routh_sample(s, &rc, NULL, (uint64_t)(r * batch + b), v, &si, NULL, 0, NULL);
+      lcps += si.lcps;
+    }
+    double t2 = now();
+    tp[r] = (t1 - t0) / batch;
+    tr[r] = (t2 - t1) / batch;
+  }
+  printf("| %s | %d | %d | %.2f | %.2f | %.2f |\n", file, def.nv, nc, median(tp, reps) * 1e6, median(tr, reps) * 1e6,
+         (double)lcps / ((double)reps * batch));
+  free(v); free(tp); free(tr);
+  svi_propagative_destroy(w);
+  svi_impact_destroy(s);
+  mj_deleteData(d); mj_deleteData(scratch); mj_deleteModel(m);
+}
+
 int main(int argc, char** argv) {
   if (argc == 5 && !strcmp(argv[1], "--count")) return count_mode(argv[2], argv[3], atoi(argv[4]));
   const char* dir = argc > 1 ? argv[1] : "models";
@@ -221,5 +274,12 @@ int main(int argc, char** argv) {
          "|---|---|---|---|---|---|---|\n");
   const int ns[] = {2, 4, 9, 16, 25, 36, 49, 64, 81, 100};
   for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) plate(dir, ns[i], quick ? 5 : 30);
+
+  printf("\n## D. One outcome per impact: the propagative law (random order, e = 1) against one sample of the "
+         "set-valued law, on the model's first impact problem (medians of %d batches of 100)\n\n", quick ? 20 : 200);
+  printf("| model | nv | contacts | propagative us/outcome | set-valued us/sample | set-valued LCPs/sample |\n"
+         "|---|---|---|---|---|---|\n");
+  const char* d_models[] = {"cradle_5.xml", "cradle_3.xml", "cradle_unequal.xml", "billiard_break.xml", "trex.xml"};
+  for (size_t i = 0; i < sizeof(d_models) / sizeof(d_models[0]); i++) law_cost(dir, d_models[i], quick ? 20 : 200);
   return 0;
 }
