@@ -414,6 +414,11 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
   long long index = (long long)state[SVI_STATE_NEXT_INDEX];
   int done = in->pending && in->pending_index == index && in->pending_time == d->time;
   in->index_next = done ? index + 1 : index;
+  if (d->ncon == 0) {   /* nothing touches: nothing to detect or remember (most steps of flight) */
+    in->ntouch_next = 0;
+    in->touch_next_valid = 1;
+    return 0;
+  }
   int nc = detect(in, m, d, &napproach);
   if (nc == -2) in->counters.fallbacks += !in->preview;
   if (nc <= 0 || in->suspend) return 0;

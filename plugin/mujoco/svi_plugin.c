@@ -208,33 +208,43 @@ static void plugin_compute(const mjModel* m, mjData* d, int id, int capability) 
   svi_events_compute(in, m, d);
 }
 
+/* the rare cases of plugin_advance, out of its common path */
+static void advance_unsupported(svi_instance* in, const mjModel* m) {
+  in->counters.unsupported++;
+  if (m->opt.integrator == mjINT_RK4)
+    svi_report(in, SVI_WARN_RK4,
+               "svi.impact: the integrator was switched to RK4, which svi.impact does not support: impacts are "
+               "left to MuJoCo's solver until it is switched back");
+  else
+    svi_report(in, SVI_WARN_PASSIVE,
+               "svi.impact: passive forces are disabled (flags spring and damper): MuJoCo skips passive plugins, "
+               "so impacts are left to MuJoCo's solver");
+}
+
 static void plugin_advance(const mjModel* m, mjData* d, int id) {
   svi_instance* in = instance(d, id);
   if (!in) return;
   in->counters.steps++;
-  if (m->opt.integrator == mjINT_RK4 || (mjDISABLED(mjDSBL_SPRING) && mjDISABLED(mjDSBL_DAMPER))) {
-    in->counters.unsupported++;
-    if (m->opt.integrator == mjINT_RK4)
-      svi_report(in, SVI_WARN_RK4,
-                 "svi.impact: the integrator was switched to RK4, which svi.impact does not support: impacts are "
-                 "left to MuJoCo's solver until it is switched back");
-    else
-      svi_report(in, SVI_WARN_PASSIVE,
-                 "svi.impact: passive forces are disabled (flags spring and damper): MuJoCo skips passive plugins, "
-                 "so impacts are left to MuJoCo's solver");
+  if (!in->touch_next_valid) {   /* compute did not run this step: RK4, or passive forces disabled */
+    if (m->opt.integrator == mjINT_RK4 || (mjDISABLED(mjDSBL_SPRING) && mjDISABLED(mjDSBL_DAMPER)))
+      advance_unsupported(in, m);
   }
-  if (svi_current_law(in) == SVI_LAW_NATIVE) in->counters.native_steps++;
+  if (in->law_override == SVI_LAW_NATIVE || (in->law_override < 0 && in->cfg.law == SVI_LAW_NATIVE))
+    in->counters.native_steps++;
   if (in->measure_pending) {
     svi_events_measure_native(in, m, d);
     in->measure_pending = 0;
   }
   /* this step's touching contacts become the previous step's for the next one */
-  double* state = svi_state(m, d, in);
-  int n = in->touch_next_valid ? in->ntouch_next : 0;
-  if (in->touch_next_valid) state[SVI_STATE_NEXT_INDEX] = (double)in->index_next;
-  in->pending = 0;
+  double* state = d->plugin_state + m->plugin_stateadr[id];
+  int n = 0;
+  if (in->touch_next_valid) {
+    n = in->ntouch_next;
+    state[SVI_STATE_NEXT_INDEX] = (double)in->index_next;
+    if (n) memcpy(state + SVI_STATE_TOUCH, in->touch_next, sizeof(double) * SVI_TOUCH_SIZE * (size_t)n);
+  }
   state[SVI_STATE_NTOUCH] = n;
-  memcpy(state + SVI_STATE_TOUCH, in->touch_next, sizeof(double) * SVI_TOUCH_SIZE * (size_t)n);
+  in->pending = 0;
   in->touch_next_valid = 0;
 }
 

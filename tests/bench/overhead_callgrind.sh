@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${1:-build}
-STEPS=${2:-2000}
+STEPS=${2:-300}
 command -v valgrind > /dev/null || { echo "overhead_callgrind.sh: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
