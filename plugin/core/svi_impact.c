@@ -57,7 +57,8 @@ static size_t carve(svi_impact* s, double* block) {
     {&s->A_routh, nr * nr}, {&s->q, nr}, {&s->z, nr}, {&s->d, nr}, {&s->lam, nb},
     {&s->Lam, nb}, {&s->u, nb}, {&s->v, nv}, {&s->A_one, nr * nr}, {&s->lmax, s->nc_max}, {&s->vn, nb},
     {&s->sols, SVI_ENUM_MAX_SOLS * nr}, {&s->dv, SVI_ENUM_MAX_SOLS * nv}, {&s->sign, nr}, {&s->seen, SVI_ENUM_MAX_SOLS * 2 * s->nc_max},
-    {&s->Wr, 4 * s->nc_max * s->nc_max}};
+    {&s->Wr, 4 * s->nc_max * s->nc_max}, {&s->kappa, s->nc_max}, {&s->zunit, nr},
+    {&s->wunit, nr}};
   size_t used = 0;
   for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
     if (block) *parts[i].p = block + used;
@@ -199,6 +200,44 @@ static void build_ap_block(const svi_impact* s, double* A, int ld, int o) {
   }
 }
 
+/* Units of the physical residual (docs/theory.md 5).  Every complementary pair of (75) is a
+ * velocity against an impulse; the impulse is turned into a velocity with kappa_i, the largest
+ * diagonal entry of W over contact i's rows (the speed a unit impulse gives that contact), and
+ * every velocity is divided by the largest pre-impact approach speed.  A residual of 1e-9 then
+ * means "1e-9 of the impact speed", whatever the units and mass ratios. */
+static void build_units(svi_impact* s) {
+  int nc = s->nc, nd = s->nd, nb = s->nb;
+  double kmax = 0;
+  for (int i = 0; i < nc; i++) {
+    double k = s->W[i * nb + i];
+    for (int r = 0; r < nd; r++) k = fmax(k, s->W[(nc + i * nd + r) * nb + nc + i * nd + r]);
+    s->kappa[i] = k;
+    kmax = fmax(kmax, k);
+  }
+  double vr = s->v_app > 0 ? s->v_app : s->vscale > 0 ? s->vscale : 1.0;
+  for (int i = 0; i < nc; i++) {
+    if (!(s->kappa[i] > 0)) s->kappa[i] = kmax > 0 ? kmax : 1.0;
+    double ki = s->kappa[i] / vr, vi = 1.0 / vr;
+    /* layout of (75): [beta; l_n; l_D; gamma] against [l_max - l_n; J_n v'+beta; J_D v'+E gamma;
+     * mu l_n - E^T l_D] */
+    s->zunit[i] = vi;                 s->wunit[i] = ki;
+    s->zunit[nc + i] = ki;            s->wunit[nc + i] = vi;
+    for (int r = 0; r < nd; r++) {
+      s->zunit[2 * nc + i * nd + r] = ki;
+      s->wunit[2 * nc + i * nd + r] = vi;
+    }
+    s->zunit[nc + nb + i] = vi;       s->wunit[nc + nb + i] = ki;
+  }
+}
+
+svi_lcp_options svi_impact_lcp_options(const svi_impact* s, const svi_lcp_options* base, int routh) {
+  svi_lcp_options o = base ? *base : svi_lcp_default_options();
+  int off = routh ? 0 : s->nc;   /* (31) is (75) without the beta block */
+  o.zunit = s->zunit + off;
+  o.wunit = s->wunit + off;
+  return o;
+}
+
 int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int errlen) {
   if (!s || !def) return fail(err, errlen, SVI_ERR_ARG, "NULL impact workspace or problem");
   if (!def->M || !def->Jn || !def->mu || !def->v || (def->nt > 0 && !def->Jt))
@@ -259,6 +298,11 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
   /* "non-colliding" is J_n v >= -1e-8 in the paper (absolute); we make it relative to the
    * pre-impact contact speeds so that the test is unit-free */
   s->sep_tol = 1e-8 * fmax(s->vscale, 1e-6);
+  s->v_app = 0;
+  for (int i = 0; i < nc; i++) s->v_app = fmax(s->v_app, -s->u0[i]);
+  s->pen_tol = 1e-6 * s->v_app;
+  s->ke0 = svi_impact_kinetic_energy(s, s->v0);
+  build_units(s);
 
   svi_modes_setup(s);
   int na = s->n_ap, nr = s->n_routh;
@@ -293,6 +337,44 @@ double svi_impact_kinetic_energy(const svi_impact* s, const double* v) {
   }
   return 0.5 * k;
 }
+
+/* The invariants every returned outcome must satisfy, checked on the velocity actually returned:
+ *   finite;  K(v+) <= K(v-) (1 + 1e-9)                    (Theorem 7, eq. 76)
+ *   J_n v+ >= -1e-6 max_i (-J_n,i v-)^+                    (non-colliding, eq. 74 at the end)
+ *   per contact: sum_k l_D,ik <= mu_i l_n,i (1 + 1e-9) + 1e-6 v_app / kappa_i, all l >= -that
+ *                                                          (linearised cone, eq. 33)
+ * The cone's absolute slack is the impulse that changes contact i's velocity by the approach
+ * tolerance (kappa_i: the speed per unit impulse), i.e. the same 1e-6 v_app, and what a
+ * regularised LCP solution accepted at residual 1e-6 may carry.  The cone is checked on the
+ * total impulse, which lies in the cone when every step's does (the cone is convex). */
+int svi_impact_check_outcome(const svi_impact* s, const double* v, const double* lambda) {
+  int bad = 0, nv = s->nv, nc = s->nc, nd = s->nd;
+  for (int i = 0; i < nv; i++) if (!isfinite(v[i])) return SVI_CHECK_FINITE;
+  if (lambda)
+    for (int i = 0; i < s->nb; i++) if (!isfinite(lambda[i])) return SVI_CHECK_FINITE;
+  if (!(svi_impact_kinetic_energy(s, v) <= s->ke0 * (1 + 1e-9))) bad |= SVI_CHECK_ENERGY;
+  for (int i = 0; i < nc; i++) {
+    double vn = 0;
+    for (int k = 0; k < nv; k++) vn += s->Jbar[i * nv + k] * v[k];
+    if (!(vn >= -s->pen_tol)) { bad |= SVI_CHECK_APPROACH; break; }
+  }
+  if (lambda) {
+    double vr = s->v_app > 0 ? s->v_app : s->vscale;
+    for (int i = 0; i < nc && !(bad & SVI_CHECK_CONE); i++) {
+      double ln = lambda[i], lt = 0, floor = 1e-6 * vr / s->kappa[i];
+      if (ln < -floor) bad |= SVI_CHECK_CONE;
+      for (int r = 0; r < nd; r++) {
+        double l = lambda[nc + i * nd + r];
+        if (l < -floor) bad |= SVI_CHECK_CONE;
+        lt += l;
+      }
+      if (lt > s->mu[i] * ln * (1 + 1e-9) + floor) bad |= SVI_CHECK_CONE;
+    }
+  }
+  return bad;
+}
+
+double svi_impact_approach_speed(const svi_impact* s) { return s->v_app; }
 
 double svi_impact_reference_impulse(const svi_impact* s) { return s->ref_impulse; }
 double svi_impact_sep_tol(const svi_impact* s) { return s->sep_tol; }

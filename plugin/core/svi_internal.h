@@ -25,6 +25,12 @@ struct svi_impact {
   double* A_ap;   /* n_ap^2, eq. (31)-(33) */
   double* A_routh;/* n_routh^2, eq. (75b) */
   double  ref_impulse, vscale, sep_tol, max_mu;
+  double  v_app;    /* largest pre-impact approach speed max_i (-J_n,i v-)^+, m/s */
+  double  pen_tol;  /* outcome check: J_n v+ >= -pen_tol = -1e-6 v_app */
+  double  ke0;      /* kinetic energy of v- */
+  double* kappa;    /* nc: largest diagonal of W over contact i's rows, m/s per N s */
+  double* zunit;    /* n_routh: units of z in (75) for the physical residual (AP: + nc) */
+  double* wunit;    /* n_routh: units of w in (75) */
   /* scratch, sized once */
   svi_lcp_work* lcp;
   double *q, *z, *d, *lam, *Lam, *u, *v, *A_one, *lmax, *vn;
@@ -54,6 +60,9 @@ double svi_routh_h(const svi_impact* s, const svi_routh_config* cfg);
 int svi_routh_run(svi_impact* s, const svi_routh_config* cfg, const svi_sobol* sobol,
                   uint64_t k, int finish_ap, double extra_budget, double* v_out,
                   svi_sample_info* info, double* traj, int traj_cap, int* traj_len);
+
+/* lcp options with the physical units of eq. (75) (routh = 1) or eq. (31) (routh = 0) */
+svi_lcp_options svi_impact_lcp_options(const svi_impact* s, const svi_lcp_options* base, int routh);
 
 /* planar contact-mode enumeration of one Routh step (svi_modes.c) */
 int svi_modes_supported(const svi_impact* s);

@@ -11,12 +11,18 @@ int svi_law_simultaneous(svi_impact* s, const svi_lcp_options* opt, double* v_ou
   int nb = s->nb;
   memcpy(s->q, s->u0, sizeof(double) * nb);
   memset(s->q + nb, 0, sizeof(double) * s->nc);
-  int st = svi_lcp_lemke(s->lcp, s->n_ap, s->A_ap, s->q, NULL, opt, s->z, info);
+  svi_lcp_options o = svi_impact_lcp_options(s, opt, 0);
+  int st = svi_lcp_lemke(s->lcp, s->n_ap, s->A_ap, s->q, NULL, &o, s->z, info);
   memcpy(v_out, s->v0, sizeof(double) * s->nv);
   memset(s->Lam, 0, sizeof(double) * nb);
   if (st >= 0) {
     memcpy(s->Lam, s->z, sizeof(double) * nb);
     svi_matvec_add(s->nv, nb, s->G, s->z, v_out);
+    if (svi_impact_check_outcome(s, v_out, s->Lam)) {   /* never hand back what (31) forbids */
+      memcpy(v_out, s->v0, sizeof(double) * s->nv);
+      memset(s->Lam, 0, sizeof(double) * nb);
+      st = SVI_ERR_REJECTED;
+    }
   }
   return st;
 }
@@ -68,7 +74,21 @@ static int single_impact(svi_impact* s, int j, svi_lcp_info* info) {
   }
   A[(nd + 1) * n1] = s->mu[j];
   s->q[nd + 1] = 0;
-  int st = svi_lcp_lemke(s->lcp, n1, A, s->q, NULL, NULL, s->z, info);
+  /* the physical units of (31) restricted to contact j: [l_n; l_D; gamma] */
+  double zu[1 + 4 + 1], wu[1 + 4 + 1];
+  int nr = s->n_routh, nb0 = nc;   /* (75) layout: beta (nc), l_n (nc), l_D (nc nd), gamma (nc) */
+  zu[0] = s->zunit[nb0 + j];
+  wu[0] = s->wunit[nb0 + j];
+  for (int k = 0; k < nd; k++) {
+    zu[1 + k] = s->zunit[2 * nc + j * nd + k];
+    wu[1 + k] = s->wunit[2 * nc + j * nd + k];
+  }
+  zu[nd + 1] = s->zunit[nr - nc + j];
+  wu[nd + 1] = s->wunit[nr - nc + j];
+  svi_lcp_options o = svi_lcp_default_options();
+  o.zunit = zu;
+  o.wunit = wu;
+  int st = svi_lcp_lemke(s->lcp, n1, A, s->q, NULL, &o, s->z, info);
   if (st < 0) return st;
   for (int a = 0; a <= nd; a++) {
     double l = s->z[a];
@@ -102,5 +122,10 @@ int svi_law_sequential(svi_impact* s, const int* order, int max_rounds, double* 
   memcpy(v_out, s->v0, sizeof(double) * s->nv);
   svi_matvec_add(s->nv, nb, s->G, s->Lam, v_out);
   if (rounds) *rounds = r;
+  if (st == SVI_OK && svi_impact_check_outcome(s, v_out, s->Lam)) {
+    memcpy(v_out, s->v0, sizeof(double) * s->nv);
+    memset(s->Lam, 0, sizeof(double) * nb);
+    st = SVI_ERR_REJECTED;
+  }
   return st;
 }
