@@ -365,6 +365,100 @@ static void test_modes_vs_enumeration(void) {
   CHECK(multi > 0, "modes: %d problems with several outcomes were exercised", multi);
 }
 
+/* the same for spatial contacts (the four-sided pyramid, 19 modes per contact): the outcomes of
+ * the mode enumeration all solve (75), and they include every distinct outcome of the
+ * complementary-basis enumeration (which skips singular bases, so the modes may find more).
+ * Contacts at rest and large mu make non-unique steps (Assumption 6 fails) common. */
+static void test_spatial_modes_vs_enumeration(void) {
+  int invalid = 0, missed = 0, extra = 0, compared = 0, multi = 0;
+  for (int t = 0; t < 600; t++) {
+    rp_problem p;
+    random_impact(&p, (uint64_t)t + 8484, 0);
+    p.nt = 2;
+    p.nc = 1 + t % 2;
+    for (int i = 0; i < p.nc * 2 * p.nv; i++) p.Jt[i] = 2 * rnd(t, 7000 + i) - 1;
+    for (int i = 0; i < p.nc; i++) p.mu[i] = 5 * rnd(t, 7100 + i);
+    if (p.nc == 2 && t % 3 == 0) {   /* contact 1 at rest: it may stick, lift or slide */
+      double vn = 0, jj = 0;
+      for (int k = 0; k < p.nv; k++) { vn += p.Jn[p.nv + k] * p.v[k]; jj += p.Jn[p.nv + k] * p.Jn[p.nv + k]; }
+      for (int k = 0; k < p.nv; k++) p.v[k] -= vn * p.Jn[p.nv + k] / jj;
+    }
+    svi_problem_def def = rp_def(&p);
+    svi_impact* s = svi_impact_create(def.nv, def.nc, 2);
+    if (svi_impact_setup(s, &def, NULL, 0) != SVI_OK || svi_impact_approach_speed(s) < 1e-3) {
+      svi_impact_destroy(s);
+      continue;
+    }
+    int nc = s->nc, nb = s->nb, nr = s->n_routh;
+    double q[32], lmax[2];
+    for (int i = 0; i < nc; i++) lmax[i] = (0.2 + rnd(t, 70 + i)) * svi_impact_reference_impulse(s);
+    memcpy(q, lmax, sizeof(double) * nc);
+    memcpy(q + nc, s->u0, sizeof(double) * nb);
+    memset(q + nc + nb, 0, sizeof(double) * nc);
+    static double sols[64 * 32];
+    int cnt = 0;
+    svi_lcp_enumerate(nr, s->A_routh, q, 1e-10, sols, 64, &cnt);
+    double full[64][6];
+    int nfull = 0;
+    for (int k = 0; k < cnt && k < 64; k++) {   /* outcome: (u_n, u_t1, u_t2) change per contact */
+      double du[6] = {0};
+      for (int i = 0; i < nc; i++)
+        for (int j = 0; j < nb; j++) {
+          double l = sols[k * nr + nc + j];
+          du[3 * i] += s->W[i * nb + j] * l;
+          du[3 * i + 1] += s->W[(nc + 4 * i) * nb + j] * l;
+          du[3 * i + 2] += s->W[(nc + 4 * i + 2) * nb + j] * l;
+        }
+      int dup = 0;
+      for (int m = 0; m < nfull && !dup; m++) {
+        double d = 0;
+        for (int i = 0; i < 3 * nc; i++) d = fmax(d, fabs(full[m][i] - du[i]));
+        dup = d < 1e-7 * s->vscale;
+      }
+      if (!dup) { memcpy(full[nfull], du, sizeof(du)); nfull++; }
+    }
+    int nm = svi_modes_enumerate(s, s->u0, lmax);
+    compared++;
+    multi += nm > 1;
+    /* every mode outcome solves (75): complete z = [beta; lambda; gamma] and take the residual */
+    double mdu[64][6];
+    for (int k = 0; k < nm; k++) {
+      double z[32] = {0}, up[32];
+      memcpy(z + nc, s->sols + k * nb, sizeof(double) * nb);
+      memcpy(up, s->u0, sizeof(double) * nb);
+      svi_matvec_add(nb, nb, s->W, z + nc, up);
+      for (int i = 0; i < nc; i++) {
+        double g = 0;
+        for (int r = 0; r < 4; r++) g = fmax(g, -up[nc + 4 * i + r]);
+        z[i] = up[i] < 0 ? -up[i] : 0;
+        z[nc + nb + i] = g;
+        mdu[k][3 * i] = up[i] - s->u0[i];
+        mdu[k][3 * i + 1] = up[nc + 4 * i] - s->u0[nc + 4 * i];
+        mdu[k][3 * i + 2] = up[nc + 4 * i + 2] - s->u0[nc + 4 * i + 2];
+      }
+      if (svi_lcp_residual_units(nr, s->A_routh, q, z, s->zunit, s->wunit) > 1e-9) invalid++;
+    }
+    /* and every outcome of a nonsingular complementary basis is among them */
+    for (int m = 0; m < nfull; m++) {
+      double best = INFINITY;
+      for (int k = 0; k < nm; k++) {
+        double d = 0;
+        for (int i = 0; i < 3 * nc; i++) d = fmax(d, fabs(mdu[k][i] - full[m][i]));
+        best = fmin(best, d);
+      }
+      if (best > 1e-6 * s->vscale) missed++;
+    }
+    extra += nm > nfull;
+    svi_impact_destroy(s);
+  }
+  CHECK(compared > 300, "spatial modes: compared %d problems", compared);
+  CHECK(invalid == 0, "spatial modes: %d outcomes do not solve the step LCP (75)", invalid);
+  CHECK(missed == 0, "spatial modes: %d basis-enumeration outcomes missed", missed);
+  CHECK(multi > 10, "spatial modes: %d problems with several outcomes were exercised", multi);
+  printf("spatial modes: %d problems compared, %d with several step outcomes, %d with outcomes that "
+         "only singular bases give\n", compared, multi, extra);
+}
+
 static void test_determinism(void) {
   svi_example ex;
   svi_example_get("box_wall", &ex);
@@ -434,6 +528,7 @@ int main(void) {
   test_random_problems();
   test_lemma8();
   test_modes_vs_enumeration();
+  test_spatial_modes_vs_enumeration();
   test_determinism();
   test_bad_input();
   return svi_test_finish();

@@ -299,6 +299,24 @@ int svi_law_simultaneous_all(svi_impact* s, double* v_out, int max_out, int* cou
 int svi_law_sequential(svi_impact* s, const int* order, int max_rounds, double* v_out,
                        int* rounds);
 
+/* The sequential law under every contact order (Section 2.2.2 leaves the order open): all nc!
+ * orders of svi_law_sequential when nc! <= max_orders, otherwise max_orders orders drawn
+ * uniformly (Fisher-Yates from the counter-based generator: order k depends only on (seed, k)).
+ * max_orders <= 0 means SVI_SEQUENTIAL_MAX_ORDERS (5040 = 7!, so every order up to 7 contacts).
+ * v_out (max_out x nv) receives the distinct terminated outcomes, deduplicated by v+ at 1e-7 of
+ * the contact-speed scale; *count = their number (may exceed max_out).  Orders that hit
+ * max_rounds, or whose outcome fails svi_impact_check_outcome, are counted, not stored. */
+#define SVI_SEQUENTIAL_MAX_ORDERS 5040
+typedef struct {
+  long long orders;         /* orders run */
+  long long unterminated;   /* hit max_rounds (SVI_ERR_MAXITER) */
+  long long rejected;       /* outcome failed the checks (SVI_ERR_REJECTED) */
+  long long failed;         /* an LCP failed */
+  int       exhaustive;     /* 1: all nc! orders ran; 0: a seeded sample of max_orders */
+} svi_sequential_stats;
+int svi_law_sequential_all(svi_impact* s, int max_rounds, long long max_orders, uint64_t seed,
+                           double* v_out, int max_out, int* count, svi_sequential_stats* stats);
+
 /* The total contact impulse lambda_bar = [lambda_n; lambda_D] (nc (1 + nd) values, N s) of the
  * last svi_routh_sample, svi_law_simultaneous or svi_law_sequential call on s. */
 void svi_impact_last_impulse(const svi_impact* s, double* lambda);

@@ -56,8 +56,8 @@ static size_t carve(svi_impact* s, double* block) {
     {&s->mu, s->nc_max}, {&s->v0, nv}, {&s->u0, nb}, {&s->A_ap, nr * nr},
     {&s->A_routh, nr * nr}, {&s->q, nr}, {&s->z, nr}, {&s->d, nr}, {&s->lam, nb},
     {&s->Lam, nb}, {&s->u, nb}, {&s->v, nv}, {&s->A_one, nr * nr}, {&s->lmax, s->nc_max}, {&s->vn, nb},
-    {&s->sols, SVI_ENUM_MAX_SOLS * nr}, {&s->dv, SVI_ENUM_MAX_SOLS * nv}, {&s->sign, nr}, {&s->seen, SVI_ENUM_MAX_SOLS * 2 * s->nc_max},
-    {&s->Wr, 4 * s->nc_max * s->nc_max}, {&s->kappa, s->nc_max}, {&s->zunit, nr},
+    {&s->sols, SVI_ENUM_MAX_SOLS * nr}, {&s->dv, SVI_ENUM_MAX_SOLS * nv}, {&s->sign, nr}, {&s->seen, SVI_ENUM_MAX_SOLS * 3 * s->nc_max},
+    {&s->Wr, 9 * s->nc_max * s->nc_max}, {&s->kappa, s->nc_max}, {&s->zunit, nr},
     {&s->wunit, nr}};
   size_t used = 0;
   for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
@@ -200,6 +200,14 @@ static void build_ap_block(const svi_impact* s, double* A, int ld, int o) {
   }
 }
 
+/* The velocity unit of every tolerance: the largest pre-impact approach speed, but not less than
+ * 1e-4 of the largest contact speed |Jbar v-|_inf, so that the rounding of sliding speeds
+ * (eps |Jbar v-|) stays far below 1e-9 of it when an event barely approaches. */
+static double impact_speed_unit(const svi_impact* s) {
+  double u = fmax(s->v_app, 1e-4 * s->vscale);
+  return u > 0 ? u : 1.0;
+}
+
 /* Units of the physical residual (docs/theory.md 5).  Every complementary pair of (75) is a
  * velocity against an impulse; the impulse is turned into a velocity with kappa_i, the largest
  * diagonal entry of W over contact i's rows (the speed a unit impulse gives that contact), and
@@ -214,7 +222,7 @@ static void build_units(svi_impact* s) {
     s->kappa[i] = k;
     kmax = fmax(kmax, k);
   }
-  double vr = s->v_app > 0 ? s->v_app : s->vscale > 0 ? s->vscale : 1.0;
+  double vr = impact_speed_unit(s);
   for (int i = 0; i < nc; i++) {
     if (!(s->kappa[i] > 0)) s->kappa[i] = kmax > 0 ? kmax : 1.0;
     double ki = s->kappa[i] / vr, vi = 1.0 / vr;
@@ -300,7 +308,7 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
   s->sep_tol = 1e-8 * fmax(s->vscale, 1e-6);
   s->v_app = 0;
   for (int i = 0; i < nc; i++) s->v_app = fmax(s->v_app, -s->u0[i]);
-  s->pen_tol = 1e-6 * s->v_app;
+  s->pen_tol = 1e-6 * impact_speed_unit(s);
   s->ke0 = svi_impact_kinetic_energy(s, s->v0);
   build_units(s);
 
@@ -359,7 +367,7 @@ int svi_impact_check_outcome(const svi_impact* s, const double* v, const double*
     if (!(vn >= -s->pen_tol)) { bad |= SVI_CHECK_APPROACH; break; }
   }
   if (lambda) {
-    double vr = s->v_app > 0 ? s->v_app : s->vscale;
+    double vr = impact_speed_unit(s);
     for (int i = 0; i < nc && !(bad & SVI_CHECK_CONE); i++) {
       double ln = lambda[i], lt = 0, floor = 1e-6 * vr / s->kappa[i];
       if (ln < -floor) bad |= SVI_CHECK_CONE;

@@ -64,9 +64,14 @@ int svi_routh_run(svi_impact* s, const svi_routh_config* cfg, const svi_sobol* s
 /* lcp options with the physical units of eq. (75) (routh = 1) or eq. (31) (routh = 0) */
 svi_lcp_options svi_impact_lcp_options(const svi_impact* s, const svi_lcp_options* base, int routh);
 
-/* planar contact-mode enumeration of one Routh step (svi_modes.c) */
+/* contact-mode enumeration of one Routh step (svi_modes.c): every distinct outcome, planar (7
+ * modes per contact) or spatial (19 modes per contact, the four-sided pyramid), nc <= 4 */
 int svi_modes_supported(const svi_impact* s);
+int svi_modes_for_sampling(const svi_impact* s);   /* the ENUMERATE rule uses it */
+int svi_modes_cheap(const svi_impact* s);          /* the AUTO rule uses it */
 void svi_modes_setup(svi_impact* s);
 int svi_modes_enumerate(svi_impact* s, const double* u, const double* lmax);
+/* every distinct outcome of (31) the same way (SEP and INT modes only); lambda_bar in s->sols */
+int svi_modes_enumerate_ap(svi_impact* s, const double* u);
 
 #endif

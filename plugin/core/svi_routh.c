@@ -50,7 +50,7 @@ static void routh_q(const svi_impact* s, const double* u, const double* lmax, do
 static int step_enumerate(svi_impact* s, const double* q, double r01, double tol, double* lam,
                           svi_lcp_info* info) {
   int nr = s->n_routh, nc = s->nc, nb = s->nb, nv = s->nv, count = 0;
-  if (svi_modes_supported(s)) {
+  if (svi_modes_for_sampling(s)) {
     count = svi_modes_enumerate(s, q + nc, q);
     if (count > 0) {
       int k = (int)(r01 * count);
@@ -62,9 +62,11 @@ static int step_enumerate(svi_impact* s, const double* q, double r01, double tol
       double* up = s->vn;                          /* scratch: u' = u + W lambda */
       memcpy(up, q + nc, sizeof(double) * nb);
       svi_matvec_add(nb, nb, s->W, lam, up);
-      for (int i = 0; i < nc; i++) {
+      for (int i = 0; i < nc; i++) {   /* beta_i = (-u_n')^+, gamma_i = max_k (-u_D,k')^+ */
+        double g = 0;
+        for (int r = 0; r < s->nd; r++) g = fmax(g, -up[nc + i * s->nd + r]);
         z[i] = up[i] < 0 ? -up[i] : 0;
-        z[nc + nb + i] = fabs(up[nc + 2 * i]);
+        z[nc + nb + i] = g;
       }
       if (info) memset(info, 0, sizeof(*info));
       double res = svi_lcp_residual_units(nr, s->A_routh, q, z, s->zunit, s->wunit);
@@ -161,8 +163,8 @@ double svi_routh_h(const svi_impact* s, const svi_routh_config* cfg) {
 /* What a branch rule means on this problem (docs/theory.md 4.4).  AUTO is ENUMERATE where the
  * enumeration is cheap, else RANDOM; ENUMERATE where no enumeration applies is RANDOM. */
 static svi_branch resolve_branch(const svi_impact* s, svi_branch b) {
-  int can_enumerate = svi_modes_supported(s) || s->n_routh <= 16;
-  if (b == SVI_BRANCH_AUTO) return svi_modes_supported(s) && s->nc <= 3 ? SVI_BRANCH_ENUMERATE : SVI_BRANCH_RANDOM;
+  int can_enumerate = svi_modes_for_sampling(s) || s->n_routh <= 16;
+  if (b == SVI_BRANCH_AUTO) return svi_modes_cheap(s) ? SVI_BRANCH_ENUMERATE : SVI_BRANCH_RANDOM;
   if (b == SVI_BRANCH_ENUMERATE && !can_enumerate) return SVI_BRANCH_RANDOM;
   return b;
 }
