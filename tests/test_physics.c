@@ -459,6 +459,73 @@ static void test_spatial_modes_vs_enumeration(void) {
          "only singular bases give\n", compared, multi, extra);
 }
 
+/* Why ENUMERATE exists for spatial contacts: on random 3-contact spatial steps with two contacts
+ * at rest and mu up to 5, 64 random-perturbation Lemke draws miss step outcomes that the mode
+ * enumeration finds (the 3-D counterpart of the compass gait's sliding branch). */
+static void test_spatial_random_lemke_misses(void) {
+  int steps = 0, multi = 0, missed = 0;
+  for (int t = 0; t < 150; t++) {
+    rp_problem p;
+    random_impact(&p, (uint64_t)t + 555, 0);
+    p.nt = 2;
+    p.nc = 3;
+    for (int i = 0; i < p.nc * p.nv; i++) p.Jn[i] = 2 * rnd(t, 8000 + i) - 1;
+    for (int i = 0; i < p.nc * 2 * p.nv; i++) p.Jt[i] = 2 * rnd(t, 7000 + i) - 1;
+    for (int i = 0; i < p.nc; i++) p.mu[i] = 5 * rnd(t, 7100 + i);
+    for (int c = 1; c < p.nc; c++) {   /* contacts 1, 2 at rest */
+      double vn = 0, jj = 0;
+      for (int k = 0; k < p.nv; k++) { vn += p.Jn[c * p.nv + k] * p.v[k]; jj += p.Jn[c * p.nv + k] * p.Jn[c * p.nv + k]; }
+      for (int k = 0; k < p.nv; k++) p.v[k] -= vn * p.Jn[c * p.nv + k] / jj;
+    }
+    svi_problem_def def = rp_def(&p);
+    svi_impact* s = svi_impact_create(def.nv, def.nc, 2);
+    if (svi_impact_setup(s, &def, NULL, 0) != SVI_OK || svi_impact_approach_speed(s) < 1e-3) {
+      svi_impact_destroy(s);
+      continue;
+    }
+    int nr = s->n_routh, nb = s->nb, nc = s->nc;
+    double lmax[3], q[64], z[64], d[64], sg[64], du[40];
+    static double dm[64][40];
+    int ord[64];
+    for (int i = 0; i < nc; i++) lmax[i] = (0.2 + rnd(t, 70 + i)) * svi_impact_reference_impulse(s);
+    int n = svi_modes_enumerate(s, s->u0, lmax);
+    for (int m = 0; m < n; m++) svi_matvec(nb, nb, s->W, s->sols + m * nb, dm[m]);
+    memcpy(q, lmax, sizeof(double) * nc);
+    memcpy(q + nc, s->u0, sizeof(double) * nb);
+    memset(q + nc + nb, 0, sizeof(double) * nc);
+    svi_lcp_options o = svi_impact_lcp_options(s, NULL, 1);
+    unsigned long long reached = 0;
+    for (int r = 0; r < 64; r++) {
+      for (int i = 0; i < nr; i++) {
+        uint64_t x = svi_rng_u64((uint64_t)r, 11, (uint64_t)i);
+        d[i] = 0.05 + 0.95 * ((double)(x >> 11) + 0.5) * 0x1.0p-53;
+        sg[i] = (x & 1) ? 1.0 : -1.0;
+        ord[i] = i;
+      }
+      for (int i = nr - 1; i > 0; i--) {
+        int j = (int)(svi_rng_u64((uint64_t)r, 12, (uint64_t)i) % (uint64_t)(i + 1));
+        int tt = ord[i]; ord[i] = ord[j]; ord[j] = tt;
+      }
+      if (svi_lcp_lemke_perturbed(s->lcp, nr, s->A_routh, q, d, ord, sg, &o, z, NULL) < 0) continue;
+      svi_matvec(nb, nb, s->W, z + nc, du);
+      for (int m = 0; m < n && m < 64; m++) {
+        double e = 0;
+        for (int i = 0; i < nb; i++) e = fmax(e, fabs(du[i] - dm[m][i]));
+        if (e <= 1e-6 * s->vscale) reached |= 1ull << m;
+      }
+    }
+    steps++;
+    multi += n > 1;
+    for (int m = 0; m < n; m++) missed += !(reached >> m & 1);
+    svi_impact_destroy(s);
+  }
+  printf("spatial 3-contact steps: %d, %d non-unique, %d outcomes missed by 64 random Lemke draws\n",
+         steps, multi, missed);
+  CHECK(multi > 10 && missed > 0,
+        "random Lemke reaches every outcome of %d non-unique spatial steps (documents why ENUMERATE "
+        "is needed; %d missed)", multi, missed);
+}
+
 static void test_determinism(void) {
   svi_example ex;
   svi_example_get("box_wall", &ex);
@@ -529,6 +596,7 @@ int main(void) {
   test_lemma8();
   test_modes_vs_enumeration();
   test_spatial_modes_vs_enumeration();
+  test_spatial_random_lemke_misses();
   test_determinism();
   test_bad_input();
   return svi_test_finish();

@@ -183,7 +183,12 @@ double svi_impact_sep_tol(const svi_impact* s);
  */
 typedef enum {
   SVI_BUDGET_UNIFORM = 0,   /* lambda_n,max = h p, p_i ~ U(0,1) i.i.d. per contact per step */
-  SVI_BUDGET_SOBOL   = 1    /* p from a Sobol point of dimension nc*N (paper's Algorithm 2 setting) */
+  SVI_BUDGET_SOBOL   = 1,   /* p from a Sobol point of dimension nc*N (paper's Algorithm 2 setting) */
+  SVI_BUDGET_MIXED   = 2    /* half of the samples UNIFORM, half one contact at a time: the contact
+                               being resolved gets p in (1 - 1e-3, 1) until it stops approaching,
+                               the others p < 1e-3, the next one drawn among the approaching.
+                               Reaches the sequential orderings (the corners of the budget cube)
+                               that uniform budgets almost never reach beyond 2 contacts. */
 } svi_budget;
 
 typedef enum {

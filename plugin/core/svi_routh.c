@@ -15,7 +15,7 @@
 
 #include "svi_internal.h"
 
-enum { STREAM_BUDGET = 1, STREAM_BRANCH = 2, STREAM_RETRY = 4 };
+enum { STREAM_BUDGET = 1, STREAM_BRANCH = 2, STREAM_RETRY = 4, STREAM_MIXED = 5 };
 
 /* A step LCP whose solution fails the physical residual is re-solved with up to this many fresh
  * random perturbations; a sample whose outcome fails svi_impact_check_outcome (or whose LCPs fail
@@ -187,6 +187,32 @@ static double budget_fraction(const svi_routh_config* cfg, const svi_sobol* sobo
   return svi_rng_uniform(dr->seed, STREAM_BUDGET, (uint64_t)step * nc + i);
 }
 
+/* SVI_BUDGET_MIXED, one contact at a time: the contact being resolved keeps a budget fraction
+ * in (1 - delta, 1) until it stops approaching, every other one gets less than delta; the next
+ * contact is drawn uniformly among the approaching ones.  As delta -> 0 this is the sequential
+ * law in a random order (the sequential outcomes lie in the closure of the Routh set), which
+ * i.i.d. uniform budgets reach only with probability ~ delta^((nc - 1) rounds). */
+#define MIXED_DELTA 1e-3
+
+static int mixed_one_at_a_time(const draws* dr) {
+  return svi_rng_uniform(dr->seed, STREAM_MIXED, dr->k * 4 + (uint64_t)dr->attempt) < 0.5;
+}
+
+static void mixed_budgets(svi_impact* s, const draws* dr, double h, int N, int step, int* current) {
+  int nc = s->nc;
+  if (*current < 0 || s->u[*current] >= -s->sep_tol) {
+    int approaching = 0;
+    for (int i = 0; i < nc; i++) approaching += s->u[i] < -s->sep_tol;
+    int pick = (int)(svi_rng_uniform(dr->seed, STREAM_MIXED + 1, dr->k * (uint64_t)(N + 1) + step) * approaching);
+    for (int i = 0; i < nc; i++)
+      if (s->u[i] < -s->sep_tol && pick-- == 0) { *current = i; break; }
+  }
+  for (int i = 0; i < nc; i++) {
+    double u = svi_rng_uniform(dr->seed, STREAM_MIXED + 2, (dr->k * (uint64_t)(N + 1) + step) * nc + i);
+    s->lmax[i] = h * (i == *current ? 1 - MIXED_DELTA * u : MIXED_DELTA * u);
+  }
+}
+
 /* One Routh step LCP at s->q by the attempt's rule, with the physical residual as the acceptance
  * test; a rejected solution is re-solved with fresh random perturbations (STEP_RETRIES).
  * s->lam receives lambda_bar. */
@@ -233,12 +259,15 @@ static int run_steps(svi_impact* s, const svi_routh_config* cfg, const svi_sobol
   double h = svi_routh_h(s, cfg);
   int N = cfg->max_steps > 0 ? cfg->max_steps : 10;
   double* lmax = s->lmax;
-  int st = SVI_OK;
+  int st = SVI_OK, current = -1;
+  int one_at_a_time = cfg->budget == SVI_BUDGET_MIXED && mixed_one_at_a_time(dr);
   while (svi_min_normal(s, s->u) < -s->sep_tol) {
     int last = info->steps >= N;
     if (last && extra_budget <= 0) break;
-    for (int i = 0; i < nc; i++)
-      lmax[i] = last ? extra_budget : h * budget_fraction(cfg, sobol, dr, N, info->steps, i, nc);
+    if (!last && one_at_a_time) mixed_budgets(s, dr, h, N, info->steps, &current);
+    else
+      for (int i = 0; i < nc; i++)
+        lmax[i] = last ? extra_budget : h * budget_fraction(cfg, sobol, dr, N, info->steps, i, nc);
     routh_q(s, s->u, lmax, s->q);
     svi_lcp_info li;
     st = solve_step(s, cfg, dr, info->steps, info, &li);
