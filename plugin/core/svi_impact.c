@@ -355,17 +355,22 @@ double svi_impact_kinetic_energy(const svi_impact* s, const double* v) {
  * tolerance (kappa_i: the speed per unit impulse), i.e. the same 1e-6 v_app, and what a
  * regularised LCP solution accepted at residual 1e-6 may carry.  The cone is checked on the
  * total impulse, which lies in the cone when every step's does (the cone is convex). */
-int svi_impact_check_outcome(const svi_impact* s, const double* v, const double* lambda) {
+int svi_outcome_check(const svi_impact* s, const double* v, const double* lambda, double* ke,
+                      double* min_vn) {
   int bad = 0, nv = s->nv, nc = s->nc, nd = s->nd;
+  double k = svi_impact_kinetic_energy(s, v), m = INFINITY;
+  for (int i = 0; i < nc; i++) {
+    double vn = 0;
+    for (int j = 0; j < nv; j++) vn += s->Jbar[i * nv + j] * v[j];
+    if (vn < m || vn != vn) m = vn;
+  }
+  if (ke) *ke = k;
+  if (min_vn) *min_vn = m;
   for (int i = 0; i < nv; i++) if (!isfinite(v[i])) return SVI_CHECK_FINITE;
   if (lambda)
     for (int i = 0; i < s->nb; i++) if (!isfinite(lambda[i])) return SVI_CHECK_FINITE;
-  if (!(svi_impact_kinetic_energy(s, v) <= s->ke0 * (1 + 1e-9))) bad |= SVI_CHECK_ENERGY;
-  for (int i = 0; i < nc; i++) {
-    double vn = 0;
-    for (int k = 0; k < nv; k++) vn += s->Jbar[i * nv + k] * v[k];
-    if (!(vn >= -s->pen_tol)) { bad |= SVI_CHECK_APPROACH; break; }
-  }
+  if (!(k <= s->ke0 * (1 + 1e-9))) bad |= SVI_CHECK_ENERGY;
+  if (!(m >= -s->pen_tol)) bad |= SVI_CHECK_APPROACH;
   if (lambda) {
     double vr = impact_speed_unit(s);
     for (int i = 0; i < nc && !(bad & SVI_CHECK_CONE); i++) {
@@ -380,6 +385,10 @@ int svi_impact_check_outcome(const svi_impact* s, const double* v, const double*
     }
   }
   return bad;
+}
+
+int svi_impact_check_outcome(const svi_impact* s, const double* v, const double* lambda) {
+  return svi_outcome_check(s, v, lambda, NULL, NULL);
 }
 
 double svi_impact_approach_speed(const svi_impact* s) { return s->v_app; }

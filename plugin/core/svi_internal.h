@@ -61,6 +61,9 @@ int svi_routh_run(svi_impact* s, const svi_routh_config* cfg, const svi_sobol* s
                   uint64_t k, int finish_ap, double extra_budget, double* v_out,
                   svi_sample_info* info, double* traj, int traj_cap, int* traj_len);
 
+/* svi_impact_check_outcome that also hands back K(v) and min_i J_n,i v (either may be NULL) */
+int svi_outcome_check(const svi_impact* s, const double* v, const double* lambda, double* ke,
+                      double* min_vn);
 /* lcp options with the physical units of eq. (75) (routh = 1) or eq. (31) (routh = 0) */
 svi_lcp_options svi_impact_lcp_options(const svi_impact* s, const svi_lcp_options* base, int routh);
 

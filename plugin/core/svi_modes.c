@@ -87,15 +87,23 @@ static int solve_mode(int k, double* K, double* r, double* y, double tol, int* w
   }
   if (!svi_cholesky(k, N)) return 0;
   svi_cholesky_solve(k, N, y);
-  /* iterated Tikhonov: y += (K^T K + delta I)^-1 K^T (r - K y) removes the delta bias, so a
-   * consistent singular pattern is solved to rounding (what the physical residual asks) */
-  for (int it = 0; it < 3; it++) {
-    double e[KMAX], g[KMAX];
+  /* Iterated Tikhonov: y += (K^T K + delta I)^-1 K^T (r - K y) removes the delta bias, so a
+   * consistent singular pattern is solved to rounding (what the physical residual asks).  Only
+   * while needed: most singular patterns are either solved to rounding at once or clearly
+   * inconsistent. */
+  for (int it = 0;; it++) {
+    double e[KMAX], g[KMAX], emax = 0, rmax = 0, ymax = 0;
     for (int i = 0; i < k; i++) {
       double sum = r[i];
       for (int j = 0; j < k; j++) sum -= K[i * k + j] * y[j];
       e[i] = sum;
+      if (fabs(sum) > emax) emax = fabs(sum);
+      if (fabs(r[i]) > rmax) rmax = fabs(r[i]);
+      if (fabs(y[i]) > ymax) ymax = fabs(y[i]);
     }
+    /* 1e-12 of the terms: three decades below the 1e-9 the step's physical residual asks */
+    if (emax <= 1e-12 * (rmax + kn * ymax)) return 1;
+    if (it == 3 || emax > 1e3 * tol) return emax <= tol;
     for (int i = 0; i < k; i++) {
       double sum = 0;
       for (int m = 0; m < k; m++) sum += K[m * k + i] * e[m];
@@ -104,12 +112,6 @@ static int solve_mode(int k, double* K, double* r, double* y, double tol, int* w
     svi_cholesky_solve(k, N, g);
     for (int i = 0; i < k; i++) y[i] += g[i];
   }
-  for (int i = 0; i < k; i++) {
-    double e = -r[i];
-    for (int j = 0; j < k; j++) e += K[i * k + j] * y[j];
-    if (fabs(e) > tol) return 0;
-  }
-  return 1;
 }
 
 /* x for one mode pattern (before the sign checks): fixed impulses from the budgets plus the

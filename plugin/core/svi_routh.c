@@ -320,15 +320,6 @@ static int run_attempt(svi_impact* s, const svi_routh_config* cfg, const svi_sob
   return st < 0 && info->finish == SVI_FINISH_FAIL ? st : SVI_OK;
 }
 
-static void record_outcome(svi_impact* s, const double* v_out, svi_sample_info* info) {
-  double* vn = s->vn;
-  svi_matvec(s->nc, s->nv, s->Jbar, v_out, vn);
-  info->min_vn = INFINITY;
-  for (int i = 0; i < s->nc; i++) info->min_vn = fmin(info->min_vn, vn[i]);
-  info->ke_before = s->ke0;
-  info->ke_after = svi_impact_kinetic_energy(s, v_out);
-}
-
 /* One sample (Algorithm 1; with extra_budget > 0 and finish_ap = 0, one sample of Algorithm 2).
  * finish_ap: whether an unterminated run is completed with (31).  extra_budget > 0: after the
  * loop, one more step with l_max = extra_budget 1 if still colliding (Algorithm 2's final step).
@@ -350,7 +341,7 @@ int svi_routh_run(svi_impact* s, const svi_routh_config* cfg, const svi_sobol* s
     if (a > 0) info->sample_retries++;
     st = run_attempt(s, cfg, sobol, &dr, finish_ap, extra_budget, v_out, info, traj, traj_cap,
                      traj_len, &numerical);
-    bad = svi_impact_check_outcome(s, v_out, s->Lam);
+    bad = svi_outcome_check(s, v_out, s->Lam, &info->ke_after, &info->min_vn);
     info->failed_checks |= bad;
     if (!bad && !numerical) break;
   }
@@ -361,9 +352,10 @@ int svi_routh_run(svi_impact* s, const svi_routh_config* cfg, const svi_sobol* s
     if (traj_len) *traj_len = 0;
     info->finish = SVI_FINISH_FAIL;
     st = SVI_ERR_REJECTED;
+    svi_outcome_check(s, v_out, NULL, &info->ke_after, &info->min_vn);
   }
   info->status = st;
-  record_outcome(s, v_out, info);
+  info->ke_before = s->ke0;
   info->accepted = st == SVI_OK && !numerical && info->finish == SVI_FINISH_NONE &&
                    info->min_vn >= -s->sep_tol;
   return info->status;
