@@ -80,7 +80,7 @@ int svi_lcp_lemke(svi_lcp_work* w, int n, const double* M, const double* q, cons
 /* Lemke on the symbolically perturbed problem q + sum_k eps^(k+1) sign[k] e_order[k] (eps -> 0):
  * the lexicographic rule with a chosen order and signs.  On a degenerate problem with several
  * solutions the perturbation decides which one the path reaches; drawing order and signs at
- * random reaches the others (used by SVI_BRANCH_RANDOM).  order: a permutation of 0..n-1,
+ * random reaches others, not necessarily all (used by SVI_BRANCH_RANDOM).  order: a permutation of 0..n-1,
  * sign: +-1 each; either may be NULL (identity / all +1). */
 int svi_lcp_lemke_perturbed(svi_lcp_work* w, int n, const double* M, const double* q,
                             const double* d, const int* order, const double* sign,
@@ -157,8 +157,8 @@ void   svi_impact_normal_velocity(const svi_impact* s, const double* v, double* 
 /* J_t v (nc*nt values) */
 void   svi_impact_tangent_velocity(const svi_impact* s, const double* v, double* vt);
 double svi_impact_kinetic_energy(const svi_impact* s, const double* v);
-/* Largest pre-impact approach speed max_i (-J_n,i v-)^+, m/s: the unit of every velocity
- * tolerance (docs/theory.md 5). */
+/* Largest pre-impact approach speed v_app = max_i (-J_n,i v-)^+, m/s.  Every velocity tolerance
+ * is relative to v_ref = max(v_app, 1e-4 |Jbar v-|_inf) (docs/theory.md 5.1). */
 double svi_impact_approach_speed(const svi_impact* s);
 
 /* Outcome checks: bits of the invariants an outcome v+ (with its total impulse lambda_bar, nc (1 +
@@ -167,7 +167,7 @@ double svi_impact_approach_speed(const svi_impact* s);
 enum {
   SVI_CHECK_FINITE   = 1,   /* NaN or Inf in v+ or lambda */
   SVI_CHECK_ENERGY   = 2,   /* K(v+) > K(v-) (1 + 1e-9)  (Theorem 7) */
-  SVI_CHECK_APPROACH = 4,   /* some J_n,i v+ < -1e-6 v_app  (a contact left approaching) */
+  SVI_CHECK_APPROACH = 4,   /* some J_n,i v+ < -1e-6 v_ref  (a contact left approaching) */
   SVI_CHECK_CONE     = 8    /* impulse outside the linearised friction cone (33) */
 };
 int svi_impact_check_outcome(const svi_impact* s, const double* v, const double* lambda);
@@ -194,12 +194,14 @@ typedef enum {
 typedef enum {
   SVI_BRANCH_LEMKE     = 0, /* one deterministic solution per step (covering vector of ones) */
   SVI_BRANCH_RANDOM    = 1, /* random covering vector and random signed lexicographic perturbation
-                               per step; not proven to reach every solution of a non-unique step
-                               (on the compass gait it does not: see docs/theory.md 4.4) */
+                               per step; does not reach every solution of a non-unique step (the
+                               compass gait; random 3-contact spatial steps: docs/theory.md 4.4) */
   SVI_BRANCH_ENUMERATE = 2, /* uniform among all distinct step outcomes: contact-mode enumeration
-                               (planar, nc <= 4) or complementary-basis enumeration (LCP n <= 16);
-                               larger problems use RANDOM */
-  SVI_BRANCH_AUTO      = 3  /* ENUMERATE where it is cheap (planar, nc <= 3), else RANDOM */
+                               (planar nc <= 4, 7 modes per contact; spatial nc <= 3, 19 modes per
+                               contact) or complementary-basis enumeration (LCP n <= 16); larger
+                               problems use RANDOM */
+  SVI_BRANCH_AUTO      = 3  /* ENUMERATE where it is cheap (planar nc <= 3, spatial nc <= 2), else
+                               RANDOM */
 } svi_branch;
 
 typedef enum {
@@ -293,8 +295,10 @@ int svi_approximate(const svi_problem_def* def, const svi_approx_config* cfg, do
 /* Anitescu-Potra simultaneous inelastic impact, eq. (31)-(33): one solution by Lemke. */
 int svi_law_simultaneous(svi_impact* s, const svi_lcp_options* opt, double* v_out,
                          svi_lcp_info* info);
-/* All solutions of (31) by enumeration (nc <= 5 planar / 3 spatial), deduplicated by the
- * post-impact velocity.  v_out: max_out x nv; *count = number of distinct outcomes. */
+/* All solutions of (31), deduplicated by the post-impact velocity: the contact-mode enumeration
+ * for nc <= 4 (also the solutions with a singular complementary basis), else every complementary
+ * basis (nc (2 + nd) <= 24).  Only candidates that pass the physical residual and
+ * svi_impact_check_outcome count.  v_out: max_out x nv; *count = number of distinct outcomes. */
 int svi_law_simultaneous_all(svi_impact* s, double* v_out, int max_out, int* count);
 /* Sequential single-contact impacts (Section 2.2.2): contacts taken in the cyclic order
  * order[0..nc-1]; each round applies (31) with only the current contact active if it is

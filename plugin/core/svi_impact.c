@@ -346,13 +346,14 @@ double svi_impact_kinetic_energy(const svi_impact* s, const double* v) {
   return 0.5 * k;
 }
 
-/* The invariants every returned outcome must satisfy, checked on the velocity actually returned:
+/* The invariants every returned outcome must satisfy, checked on the velocity actually returned
+ * (v_ref = max(v_app, 1e-4 |Jbar v-|), v_app = max_i (-J_n,i v-)^+, impact_speed_unit):
  *   finite;  K(v+) <= K(v-) (1 + 1e-9)                    (Theorem 7, eq. 76)
- *   J_n v+ >= -1e-6 max_i (-J_n,i v-)^+                    (non-colliding, eq. 74 at the end)
- *   per contact: sum_k l_D,ik <= mu_i l_n,i (1 + 1e-9) + 1e-6 v_app / kappa_i, all l >= -that
+ *   J_n v+ >= -1e-6 v_ref                                  (non-colliding, eq. 74 at the end)
+ *   per contact: sum_k l_D,ik <= mu_i l_n,i (1 + 1e-9) + 1e-6 v_ref / kappa_i, all l >= -that
  *                                                          (linearised cone, eq. 33)
  * The cone's absolute slack is the impulse that changes contact i's velocity by the approach
- * tolerance (kappa_i: the speed per unit impulse), i.e. the same 1e-6 v_app, and what a
+ * tolerance (kappa_i: the speed per unit impulse), i.e. the same 1e-6 v_ref, and what a
  * regularised LCP solution accepted at residual 1e-6 may carry.  The cone is checked on the
  * total impulse, which lies in the cone when every step's does (the cone is convex). */
 int svi_outcome_check(const svi_impact* s, const double* v, const double* lambda, double* ke,

@@ -90,8 +90,8 @@ static void table_per_sample(int K) {
 
 static void table_alg2(int maxlog) {
   printf("\n## 2. Algorithm 2 wall time (Sobol budgets, paper's h and N, branch auto)\n\n");
-  printf("| problem | samples | 1 thread (s) | 2 threads (s) | speed-up | accepted | identical |\n");
-  printf("|---|---|---|---|---|---|---|\n");
+  printf("| problem | samples | 1 thread (s) | 2 threads (s) | speed-up | accepted | rejected | LCP rejects | step / sample retries | identical |\n");
+  printf("|---|---|---|---|---|---|---|---|---|---|\n");
   for (int e = 0; e < svi_example_count(); e++) {
     svi_example ex;
     svi_example_get(svi_example_name(e), &ex);
@@ -111,9 +111,10 @@ static void table_alg2(int maxlog) {
       c.threads = 2;
       svi_approximate(&def, &c, V2, NULL, NULL, &s2);
       int same = !memcmp(V1, V2, sizeof(double) * (size_t)M * def.nv);
-      printf("| %s | 2^%d | %.3f | %.3f | %.2fx | %.2f%% | %s |\n", ex.name, lg, s1.wall_seconds,
-             s2.wall_seconds, s1.wall_seconds / s2.wall_seconds, 100.0 * s2.accepted / M,
-             same ? "yes" : "NO");
+      printf("| %s | 2^%d | %.3f | %.3f | %.2fx | %.2f%% | %lld | %lld | %lld / %lld | %s |\n", ex.name, lg,
+             s1.wall_seconds, s2.wall_seconds, s1.wall_seconds / s2.wall_seconds,
+             100.0 * s2.accepted / M, s2.rejected, s2.lcp_rejects, s2.step_retries,
+             s2.sample_retries, same ? "yes" : "NO");
       free(V1);
       free(V2);
     }
