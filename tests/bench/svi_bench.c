@@ -1,6 +1,8 @@
 /* svi_bench.c -- the benchmark tables of docs/benchmarks.md.
  *
  *   svi-bench [--quick] [--markdown]
+ *   svi-bench --one EXAMPLE auto|lemke|random|enumerate K    only K samples of Algorithm 1 (for
+ *                                                            callgrind's instruction counts)
  *
  * 1. Per reference problem: LCPs per sample, us per sample (median and mean over individually
  *    timed samples, one thread), us per LCP, next to the paper's Table 3.
@@ -196,7 +198,30 @@ static void table_siconos(int K) {
 }
 #endif
 
+/* K samples of one example under one rule, nothing else: what a profiler should see */
+static int run_one(const char* name, const char* rule, long long K) {
+  svi_example ex;
+  if (svi_example_get(name, &ex) != SVI_OK) { fprintf(stderr, "unknown example %s\n", name); return 2; }
+  svi_problem_def def = svi_example_problem(&ex);
+  svi_impact* s = svi_impact_create(def.nv, def.nc, def.nt);
+  svi_impact_setup(s, &def, NULL, 0);
+  svi_routh_config c = svi_routh_default_config();
+  c.step_abs = ex.h;
+  c.max_steps = ex.N;
+  c.branch = !strcmp(rule, "lemke") ? SVI_BRANCH_LEMKE : !strcmp(rule, "random") ? SVI_BRANCH_RANDOM
+           : !strcmp(rule, "enumerate") ? SVI_BRANCH_ENUMERATE : SVI_BRANCH_AUTO;
+  double v[SVI_EX_MAX_NV], sum = 0;
+  for (long long k = 0; k < K; k++) {
+    svi_routh_sample(s, &c, NULL, (uint64_t)k, v, NULL, NULL, 0, NULL);
+    sum += v[0];
+  }
+  printf("%lld samples of %s (%s), sum of v+[0] %.17g\n", K, name, branch_name(c.branch), sum);
+  svi_impact_destroy(s);
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 5 && !strcmp(argv[1], "--one")) return run_one(argv[2], argv[3], atoll(argv[4]));
   int quick = argc > 1 && !strcmp(argv[1], "--quick");
   printf("# svi benchmarks (svi %s)\n", SVI_VERSION_STRING);
   table_per_sample(quick ? 5000 : 100000);
