@@ -86,6 +86,27 @@ static int count_class(const set* r, svi_impact* s, const char* cls) {
   return n;
 }
 
+/* Held-out comparison laws: the outcome of the sequential law under every contact order
+ * (svi_law_sequential_all: all nc! orders here) and every outcome of (31) lie within tol of an
+ * accepted sample of the set. */
+static void check_holdouts(const char* name, const set* r, svi_impact* s, double tol) {
+  double seq[64 * SVI_EX_MAX_NV], ap[64 * SVI_EX_MAX_NV];
+  int nseq = 0, nap = 0, nv = s->nv;
+  svi_sequential_stats st;
+  svi_law_sequential_all(s, 1000, 0, 1, seq, 64, &nseq, &st);
+  CHECK(st.exhaustive && st.unterminated == 0 && st.rejected == 0 && st.failed == 0 && nseq > 0,
+        "%s: every sequential order terminates (%lld orders, %lld unterminated)", name, st.orders, st.unterminated);
+  for (int k = 0; k < nseq && k < 64; k++) {
+    double d = nearest(nv, r->V, r->acc, r->M, seq + k * nv);
+    CHECK(d < tol, "%s: sequential outcome %d of %d (%lld orders) at %g from the set (tol %g)", name, k, nseq, st.orders, d, tol);
+  }
+  CHECK(svi_law_simultaneous_all(s, ap, 64, &nap) == SVI_OK && nap > 0, "%s: Anitescu-Potra outcomes", name);
+  for (int k = 0; k < nap && k < 64; k++) {
+    double d = nearest(nv, r->V, r->acc, r->M, ap + k * nv);
+    CHECK(d < tol, "%s: Anitescu-Potra outcome %d of %d at %g from the set (tol %g)", name, k, nap, d, tol);
+  }
+}
+
 static void test_rocking_block(void) {
   svi_example ex;
   svi_impact* s = make("rocking_block", &ex);
@@ -106,6 +127,7 @@ static void test_rocking_block(void) {
 
   set r = approximate(&ex, 1 << 14, 2, 1);
   check_set_physics("rocking block", &r, s);
+  check_holdouts("rocking block", &r, s, 0.01 * 0.4429);
   double rest[3] = {0, 0, 0}, tol = 0.01 * 0.4429;
   CHECK(nearest(3, r.V, r.acc, r.M, rest) < tol, "rocking block: set contains rest");
   CHECK(nearest(3, r.V, r.acc, r.M, vab) < tol, "rocking block: set contains pivot about B");
@@ -146,6 +168,7 @@ static void test_box_wall(void) {
   CHECK(!strcmp(c, "DL"), "box-wall: sequential gives A sliding, B lifting (got %s)", c);
   set r = approximate(&ex, 1 << 16, 2, 1);
   check_set_physics("box-wall", &r, s);
+  check_holdouts("box-wall", &r, s, 0.01);
   CHECK(nearest(3, r.V, r.acc, r.M, v) < 0.01, "box-wall: set contains rest");
   CHECK(nearest(3, r.V, r.acc, r.M, vseq) < 0.01, "box-wall: set contains the sequential outcome");
   /* intermediates: A slides and B lifts slower than in the sequential outcome */
@@ -185,6 +208,7 @@ static void test_compass_gait(void) {
 
   set r = approximate(&ex, 1 << 16, 2, 1);
   check_set_physics("compass gait", &r, s);
+  check_holdouts("compass gait", &r, s, 0.01 * 0.489);
   double scale = 0.489;
   for (int k = 0; k < nap; k++) {
     double d = nearest(4, r.V, r.acc, r.M, ap + 4 * k);
@@ -219,8 +243,9 @@ static void test_disk_stack(void) {
   char c[8];
   svi_classify(s, ap, c);
   CHECK(nap == 1 && !strcmp(c, "SSSSS"), "disk stack: Anitescu-Potra predicts only rest (%d, %s)", nap, c);
-  set r = approximate(&ex, 1 << 13, 2, 1);
+  set r = approximate(&ex, 1 << 14, 2, 1);
   check_set_physics("disk stack", &r, s);
+  check_holdouts("disk stack", &r, s, 0.01 * 0.866);   /* 120 orders */
   int broken = 0;
   for (long long k = 0; k < r.M; k++) {
     if (!r.acc[k]) continue;
@@ -228,6 +253,17 @@ static void test_disk_stack(void) {
     if (strchr(c, 'L')) broken++;
   }
   CHECK(broken > r.M / 10, "disk stack: %d outcomes where the stack breaks", broken);
+  free_set(&r);
+  svi_impact_destroy(s);
+}
+
+/* RAMone (mu = 1e5): the set against the held-out laws */
+static void test_ramone(void) {
+  svi_example ex;
+  svi_impact* s = make("ramone", &ex);
+  set r = approximate(&ex, 1 << 14, 2, 1);
+  check_set_physics("ramone", &r, s);
+  check_holdouts("ramone", &r, s, 0.01 * 0.5321);
   free_set(&r);
   svi_impact_destroy(s);
 }
@@ -591,6 +627,7 @@ int main(void) {
   test_box_wall();
   test_compass_gait();
   test_disk_stack();
+  test_ramone();
   test_zeno();
   test_random_problems();
   test_lemma8();
