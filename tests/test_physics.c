@@ -86,6 +86,27 @@ static int count_class(const set* r, svi_impact* s, const char* cls) {
   return n;
 }
 
+/* Held-out comparison laws: the outcome of the sequential law under every contact order
+ * (svi_law_sequential_all: all nc! orders here) and every outcome of (31) lie within tol of an
+ * accepted sample of the set. */
+static void check_holdouts(const char* name, const set* r, svi_impact* s, double tol) {
+  double seq[64 * SVI_EX_MAX_NV], ap[64 * SVI_EX_MAX_NV];
+  int nseq = 0, nap = 0, nv = s->nv;
+  svi_sequential_stats st;
+  svi_law_sequential_all(s, 1000, 0, 1, seq, 64, &nseq, &st);
+  CHECK(st.exhaustive && st.unterminated == 0 && st.rejected == 0 && st.failed == 0 && nseq > 0,
+        "%s: every sequential order terminates (%lld orders, %lld unterminated)", name, st.orders, st.unterminated);
+  for (int k = 0; k < nseq && k < 64; k++) {
+    double d = nearest(nv, r->V, r->acc, r->M, seq + k * nv);
+    CHECK(d < tol, "%s: sequential outcome %d of %d (%lld orders) at %g from the set (tol %g)", name, k, nseq, st.orders, d, tol);
+  }
+  CHECK(svi_law_simultaneous_all(s, ap, 64, &nap) == SVI_OK && nap > 0, "%s: Anitescu-Potra outcomes", name);
+  for (int k = 0; k < nap && k < 64; k++) {
+    double d = nearest(nv, r->V, r->acc, r->M, ap + k * nv);
+    CHECK(d < tol, "%s: Anitescu-Potra outcome %d of %d at %g from the set (tol %g)", name, k, nap, d, tol);
+  }
+}
+
 static void test_rocking_block(void) {
   svi_example ex;
   svi_impact* s = make("rocking_block", &ex);
@@ -106,6 +127,7 @@ static void test_rocking_block(void) {
 
   set r = approximate(&ex, 1 << 14, 2, 1);
   check_set_physics("rocking block", &r, s);
+  check_holdouts("rocking block", &r, s, 0.01 * 0.4429);
   double rest[3] = {0, 0, 0}, tol = 0.01 * 0.4429;
   CHECK(nearest(3, r.V, r.acc, r.M, rest) < tol, "rocking block: set contains rest");
   CHECK(nearest(3, r.V, r.acc, r.M, vab) < tol, "rocking block: set contains pivot about B");
@@ -146,6 +168,7 @@ static void test_box_wall(void) {
   CHECK(!strcmp(c, "DL"), "box-wall: sequential gives A sliding, B lifting (got %s)", c);
   set r = approximate(&ex, 1 << 16, 2, 1);
   check_set_physics("box-wall", &r, s);
+  check_holdouts("box-wall", &r, s, 0.01);
   CHECK(nearest(3, r.V, r.acc, r.M, v) < 0.01, "box-wall: set contains rest");
   CHECK(nearest(3, r.V, r.acc, r.M, vseq) < 0.01, "box-wall: set contains the sequential outcome");
   /* intermediates: A slides and B lifts slower than in the sequential outcome */
@@ -185,6 +208,7 @@ static void test_compass_gait(void) {
 
   set r = approximate(&ex, 1 << 16, 2, 1);
   check_set_physics("compass gait", &r, s);
+  check_holdouts("compass gait", &r, s, 0.01 * 0.489);
   double scale = 0.489;
   for (int k = 0; k < nap; k++) {
     double d = nearest(4, r.V, r.acc, r.M, ap + 4 * k);
@@ -219,8 +243,9 @@ static void test_disk_stack(void) {
   char c[8];
   svi_classify(s, ap, c);
   CHECK(nap == 1 && !strcmp(c, "SSSSS"), "disk stack: Anitescu-Potra predicts only rest (%d, %s)", nap, c);
-  set r = approximate(&ex, 1 << 13, 2, 1);
+  set r = approximate(&ex, 1 << 14, 2, 1);
   check_set_physics("disk stack", &r, s);
+  check_holdouts("disk stack", &r, s, 0.01 * 0.866);   /* 120 orders */
   int broken = 0;
   for (long long k = 0; k < r.M; k++) {
     if (!r.acc[k]) continue;
@@ -228,6 +253,17 @@ static void test_disk_stack(void) {
     if (strchr(c, 'L')) broken++;
   }
   CHECK(broken > r.M / 10, "disk stack: %d outcomes where the stack breaks", broken);
+  free_set(&r);
+  svi_impact_destroy(s);
+}
+
+/* RAMone (mu = 1e5): the set against the held-out laws */
+static void test_ramone(void) {
+  svi_example ex;
+  svi_impact* s = make("ramone", &ex);
+  set r = approximate(&ex, 1 << 14, 2, 1);
+  check_set_physics("ramone", &r, s);
+  check_holdouts("ramone", &r, s, 0.01 * 0.5321);
   free_set(&r);
   svi_impact_destroy(s);
 }
@@ -365,6 +401,167 @@ static void test_modes_vs_enumeration(void) {
   CHECK(multi > 0, "modes: %d problems with several outcomes were exercised", multi);
 }
 
+/* the same for spatial contacts (the four-sided pyramid, 19 modes per contact): the outcomes of
+ * the mode enumeration all solve (75), and they include every distinct outcome of the
+ * complementary-basis enumeration (which skips singular bases, so the modes may find more).
+ * Contacts at rest and large mu make non-unique steps (Assumption 6 fails) common. */
+static void test_spatial_modes_vs_enumeration(void) {
+  int invalid = 0, missed = 0, extra = 0, compared = 0, multi = 0;
+  for (int t = 0; t < 600; t++) {
+    rp_problem p;
+    random_impact(&p, (uint64_t)t + 8484, 0);
+    p.nt = 2;
+    p.nc = 1 + t % 2;
+    for (int i = 0; i < p.nc * 2 * p.nv; i++) p.Jt[i] = 2 * rnd(t, 7000 + i) - 1;
+    for (int i = 0; i < p.nc; i++) p.mu[i] = 5 * rnd(t, 7100 + i);
+    if (p.nc == 2 && t % 3 == 0) {   /* contact 1 at rest: it may stick, lift or slide */
+      double vn = 0, jj = 0;
+      for (int k = 0; k < p.nv; k++) { vn += p.Jn[p.nv + k] * p.v[k]; jj += p.Jn[p.nv + k] * p.Jn[p.nv + k]; }
+      for (int k = 0; k < p.nv; k++) p.v[k] -= vn * p.Jn[p.nv + k] / jj;
+    }
+    svi_problem_def def = rp_def(&p);
+    svi_impact* s = svi_impact_create(def.nv, def.nc, 2);
+    if (svi_impact_setup(s, &def, NULL, 0) != SVI_OK || svi_impact_approach_speed(s) < 1e-3) {
+      svi_impact_destroy(s);
+      continue;
+    }
+    int nc = s->nc, nb = s->nb, nr = s->n_routh;
+    double q[32], lmax[2];
+    for (int i = 0; i < nc; i++) lmax[i] = (0.2 + rnd(t, 70 + i)) * svi_impact_reference_impulse(s);
+    memcpy(q, lmax, sizeof(double) * nc);
+    memcpy(q + nc, s->u0, sizeof(double) * nb);
+    memset(q + nc + nb, 0, sizeof(double) * nc);
+    static double sols[64 * 32];
+    int cnt = 0;
+    svi_lcp_enumerate(nr, s->A_routh, q, 1e-10, sols, 64, &cnt);
+    double full[64][6];
+    int nfull = 0;
+    for (int k = 0; k < cnt && k < 64; k++) {   /* outcome: (u_n, u_t1, u_t2) change per contact */
+      double du[6] = {0};
+      for (int i = 0; i < nc; i++)
+        for (int j = 0; j < nb; j++) {
+          double l = sols[k * nr + nc + j];
+          du[3 * i] += s->W[i * nb + j] * l;
+          du[3 * i + 1] += s->W[(nc + 4 * i) * nb + j] * l;
+          du[3 * i + 2] += s->W[(nc + 4 * i + 2) * nb + j] * l;
+        }
+      int dup = 0;
+      for (int m = 0; m < nfull && !dup; m++) {
+        double d = 0;
+        for (int i = 0; i < 3 * nc; i++) d = fmax(d, fabs(full[m][i] - du[i]));
+        dup = d < 1e-7 * s->vscale;
+      }
+      if (!dup) { memcpy(full[nfull], du, sizeof(du)); nfull++; }
+    }
+    int nm = svi_modes_enumerate(s, s->u0, lmax);
+    compared++;
+    multi += nm > 1;
+    /* every mode outcome solves (75): complete z = [beta; lambda; gamma] and take the residual */
+    double mdu[64][6];
+    for (int k = 0; k < nm; k++) {
+      double z[32] = {0}, up[32];
+      memcpy(z + nc, s->sols + k * nb, sizeof(double) * nb);
+      memcpy(up, s->u0, sizeof(double) * nb);
+      svi_matvec_add(nb, nb, s->W, z + nc, up);
+      for (int i = 0; i < nc; i++) {
+        double g = 0;
+        for (int r = 0; r < 4; r++) g = fmax(g, -up[nc + 4 * i + r]);
+        z[i] = up[i] < 0 ? -up[i] : 0;
+        z[nc + nb + i] = g;
+        mdu[k][3 * i] = up[i] - s->u0[i];
+        mdu[k][3 * i + 1] = up[nc + 4 * i] - s->u0[nc + 4 * i];
+        mdu[k][3 * i + 2] = up[nc + 4 * i + 2] - s->u0[nc + 4 * i + 2];
+      }
+      if (svi_lcp_residual_units(nr, s->A_routh, q, z, s->zunit, s->wunit) > 1e-9) invalid++;
+    }
+    /* and every outcome of a nonsingular complementary basis is among them */
+    for (int m = 0; m < nfull; m++) {
+      double best = INFINITY;
+      for (int k = 0; k < nm; k++) {
+        double d = 0;
+        for (int i = 0; i < 3 * nc; i++) d = fmax(d, fabs(mdu[k][i] - full[m][i]));
+        best = fmin(best, d);
+      }
+      if (best > 1e-6 * s->vscale) missed++;
+    }
+    extra += nm > nfull;
+    svi_impact_destroy(s);
+  }
+  CHECK(compared > 300, "spatial modes: compared %d problems", compared);
+  CHECK(invalid == 0, "spatial modes: %d outcomes do not solve the step LCP (75)", invalid);
+  CHECK(missed == 0, "spatial modes: %d basis-enumeration outcomes missed", missed);
+  CHECK(multi > 10, "spatial modes: %d problems with several outcomes were exercised", multi);
+  printf("spatial modes: %d problems compared, %d with several step outcomes, %d with outcomes that "
+         "only singular bases give\n", compared, multi, extra);
+}
+
+/* Why ENUMERATE exists for spatial contacts: on random 3-contact spatial steps with two contacts
+ * at rest and mu up to 5, 64 random-perturbation Lemke draws miss step outcomes that the mode
+ * enumeration finds (the 3-D counterpart of the compass gait's sliding branch). */
+static void test_spatial_random_lemke_misses(void) {
+  int steps = 0, multi = 0, missed = 0;
+  for (int t = 0; t < 150; t++) {
+    rp_problem p;
+    random_impact(&p, (uint64_t)t + 555, 0);
+    p.nt = 2;
+    p.nc = 3;
+    for (int i = 0; i < p.nc * p.nv; i++) p.Jn[i] = 2 * rnd(t, 8000 + i) - 1;
+    for (int i = 0; i < p.nc * 2 * p.nv; i++) p.Jt[i] = 2 * rnd(t, 7000 + i) - 1;
+    for (int i = 0; i < p.nc; i++) p.mu[i] = 5 * rnd(t, 7100 + i);
+    for (int c = 1; c < p.nc; c++) {   /* contacts 1, 2 at rest */
+      double vn = 0, jj = 0;
+      for (int k = 0; k < p.nv; k++) { vn += p.Jn[c * p.nv + k] * p.v[k]; jj += p.Jn[c * p.nv + k] * p.Jn[c * p.nv + k]; }
+      for (int k = 0; k < p.nv; k++) p.v[k] -= vn * p.Jn[c * p.nv + k] / jj;
+    }
+    svi_problem_def def = rp_def(&p);
+    svi_impact* s = svi_impact_create(def.nv, def.nc, 2);
+    if (svi_impact_setup(s, &def, NULL, 0) != SVI_OK || svi_impact_approach_speed(s) < 1e-3) {
+      svi_impact_destroy(s);
+      continue;
+    }
+    int nr = s->n_routh, nb = s->nb, nc = s->nc;
+    double lmax[3], q[64], z[64], d[64], sg[64], du[40];
+    static double dm[64][40];
+    int ord[64];
+    for (int i = 0; i < nc; i++) lmax[i] = (0.2 + rnd(t, 70 + i)) * svi_impact_reference_impulse(s);
+    int n = svi_modes_enumerate(s, s->u0, lmax);
+    for (int m = 0; m < n; m++) svi_matvec(nb, nb, s->W, s->sols + m * nb, dm[m]);
+    memcpy(q, lmax, sizeof(double) * nc);
+    memcpy(q + nc, s->u0, sizeof(double) * nb);
+    memset(q + nc + nb, 0, sizeof(double) * nc);
+    svi_lcp_options o = svi_impact_lcp_options(s, NULL, 1);
+    unsigned long long reached = 0;
+    for (int r = 0; r < 64; r++) {
+      for (int i = 0; i < nr; i++) {
+        uint64_t x = svi_rng_u64((uint64_t)r, 11, (uint64_t)i);
+        d[i] = 0.05 + 0.95 * ((double)(x >> 11) + 0.5) * 0x1.0p-53;
+        sg[i] = (x & 1) ? 1.0 : -1.0;
+        ord[i] = i;
+      }
+      for (int i = nr - 1; i > 0; i--) {
+        int j = (int)(svi_rng_u64((uint64_t)r, 12, (uint64_t)i) % (uint64_t)(i + 1));
+        int tt = ord[i]; ord[i] = ord[j]; ord[j] = tt;
+      }
+      if (svi_lcp_lemke_perturbed(s->lcp, nr, s->A_routh, q, d, ord, sg, &o, z, NULL) < 0) continue;
+      svi_matvec(nb, nb, s->W, z + nc, du);
+      for (int m = 0; m < n && m < 64; m++) {
+        double e = 0;
+        for (int i = 0; i < nb; i++) e = fmax(e, fabs(du[i] - dm[m][i]));
+        if (e <= 1e-6 * s->vscale) reached |= 1ull << m;
+      }
+    }
+    steps++;
+    multi += n > 1;
+    for (int m = 0; m < n; m++) missed += !(reached >> m & 1);
+    svi_impact_destroy(s);
+  }
+  printf("spatial 3-contact steps: %d, %d non-unique, %d outcomes missed by 64 random Lemke draws\n",
+         steps, multi, missed);
+  CHECK(multi > 10 && missed > 0,
+        "random Lemke reaches every outcome of %d non-unique spatial steps (documents why ENUMERATE "
+        "is needed; %d missed)", multi, missed);
+}
+
 static void test_determinism(void) {
   svi_example ex;
   svi_example_get("box_wall", &ex);
@@ -430,10 +627,13 @@ int main(void) {
   test_box_wall();
   test_compass_gait();
   test_disk_stack();
+  test_ramone();
   test_zeno();
   test_random_problems();
   test_lemma8();
   test_modes_vs_enumeration();
+  test_spatial_modes_vs_enumeration();
+  test_spatial_random_lemke_misses();
   test_determinism();
   test_bad_input();
   return svi_test_finish();

@@ -31,7 +31,9 @@ typedef enum {
   SVI_ERR_MAXITER     = -6,  /* Lemke: iteration cap reached */
   SVI_ERR_RESIDUAL    = -7,  /* a candidate solution failed the residual check */
   SVI_ERR_NOMEM       = -8,
-  SVI_ERR_CAPACITY    = -9   /* problem larger than the workspace was created for */
+  SVI_ERR_CAPACITY    = -9,  /* problem larger than the workspace was created for */
+  SVI_ERR_REJECTED    = -10  /* every attempt at an outcome failed the outcome checks
+                                (svi_impact_check_outcome); nothing is returned as accepted */
 } svi_status;
 
 const char* svi_status_string(int status);
@@ -42,8 +44,16 @@ const char* svi_status_string(int status);
 typedef struct {
   int    max_iter;     /* pivot cap; 0 = automatic (50 n + 10) */
   double piv_tol;      /* pivot tolerance; 0 = automatic (n * max(1,|M|_inf) * 1e2 * DBL_EPSILON) */
-  double res_tol;      /* accept iff svi_lcp_residual() <= res_tol; default 1e-9 */
+  double res_tol;      /* accept iff the residual (below) <= res_tol; default 1e-9 */
   int    regularize;   /* on failure retry on M + alpha I, alpha = 1e-12 .. 1e-6 (x 100); default 1 */
+  double reg_tol;      /* a regularised solution is accepted iff its residual on the ORIGINAL
+                          problem is <= max(res_tol, reg_tol); default 1e-6 */
+  /* Optional units (n values each, both or neither): pair i is measured as
+   * (zunit_i z_i, wunit_i w_i) in one common unit, and the residual is svi_lcp_residual_units.
+   * The impact laws pass velocity units relative to the largest approach speed (docs/theory.md
+   * 5).  NULL: svi_lcp_residual, i.e. z and w in units of |q|_inf. */
+  const double* zunit;
+  const double* wunit;
 } svi_lcp_options;
 
 svi_lcp_options svi_lcp_default_options(void);
@@ -51,7 +61,8 @@ svi_lcp_options svi_lcp_default_options(void);
 typedef struct {
   int    status;       /* svi_status */
   int    pivots;       /* complementary pivots, all attempts */
-  double residual;     /* svi_lcp_residual of the returned z on the ORIGINAL problem */
+  double residual;     /* residual of the returned z on the ORIGINAL problem, in the units of the
+                          options (svi_lcp_residual_units or svi_lcp_residual) */
   double alpha;        /* regularisation that succeeded (0 if none) */
 } svi_lcp_info;
 
@@ -69,14 +80,18 @@ int svi_lcp_lemke(svi_lcp_work* w, int n, const double* M, const double* q, cons
 /* Lemke on the symbolically perturbed problem q + sum_k eps^(k+1) sign[k] e_order[k] (eps -> 0):
  * the lexicographic rule with a chosen order and signs.  On a degenerate problem with several
  * solutions the perturbation decides which one the path reaches; drawing order and signs at
- * random reaches the others (used by SVI_BRANCH_RANDOM).  order: a permutation of 0..n-1,
+ * random reaches others, not necessarily all (used by SVI_BRANCH_RANDOM).  order: a permutation of 0..n-1,
  * sign: +-1 each; either may be NULL (identity / all +1). */
 int svi_lcp_lemke_perturbed(svi_lcp_work* w, int n, const double* M, const double* q,
                             const double* d, const int* order, const double* sign,
                             const svi_lcp_options* opt, double* z, svi_lcp_info* info);
 
-/* Relative natural residual  max_i |min(z_i, w_i)| / s  together with the sign violations
- * max(-z_i, -w_i) / s, where s = max(1, |q|_inf, |M|_inf |z|_inf).  Returns the larger. */
+/* Forward residual in a common unit: max_i max(|min(a_i, b_i)|, -a_i, -b_i) with a_i = zu_i z_i,
+ * b_i = wu_i (M z + q)_i, where b_i is taken at the worse end of its rounding interval
+ * +- 4 eps wu_i (|q_i| + sum_j |M_ij z_j|), so a huge z whose terms cancel never passes. */
+double svi_lcp_residual_units(int n, const double* M, const double* q, const double* z,
+                              const double* zu, const double* wu);
+/* The same with zu = wu = 1/|q|_inf: every quantity measured against the data. */
 double svi_lcp_residual(int n, const double* M, const double* q, const double* z);
 
 /* Every solution of a small LCP whose complementary basis is nonsingular, by enumerating all 2^n
@@ -142,6 +157,20 @@ void   svi_impact_normal_velocity(const svi_impact* s, const double* v, double* 
 /* J_t v (nc*nt values) */
 void   svi_impact_tangent_velocity(const svi_impact* s, const double* v, double* vt);
 double svi_impact_kinetic_energy(const svi_impact* s, const double* v);
+/* Largest pre-impact approach speed v_app = max_i (-J_n,i v-)^+, m/s.  Every velocity tolerance
+ * is relative to v_ref = max(v_app, 1e-4 |Jbar v-|_inf) (docs/theory.md 5.1). */
+double svi_impact_approach_speed(const svi_impact* s);
+
+/* Outcome checks: bits of the invariants an outcome v+ (with its total impulse lambda_bar, nc (1 +
+ * nd) values, or NULL to skip the cone) violates; 0 = admissible.  Tolerances in
+ * docs/theory.md 5. */
+enum {
+  SVI_CHECK_FINITE   = 1,   /* NaN or Inf in v+ or lambda */
+  SVI_CHECK_ENERGY   = 2,   /* K(v+) > K(v-) (1 + 1e-9)  (Theorem 7) */
+  SVI_CHECK_APPROACH = 4,   /* some J_n,i v+ < -1e-6 v_ref  (a contact left approaching) */
+  SVI_CHECK_CONE     = 8    /* impulse outside the linearised friction cone (33) */
+};
+int svi_impact_check_outcome(const svi_impact* s, const double* v, const double* lambda);
 /* Reference impulse: max_i (-J_n,i v)^+ / (J_n,i M^-1 J_n,i^T), the impulse that would stop the
  * fastest-closing contact alone without friction.  Units N s.  Used to make the step
  * dimensionless. */
@@ -154,18 +183,25 @@ double svi_impact_sep_tol(const svi_impact* s);
  */
 typedef enum {
   SVI_BUDGET_UNIFORM = 0,   /* lambda_n,max = h p, p_i ~ U(0,1) i.i.d. per contact per step */
-  SVI_BUDGET_SOBOL   = 1    /* p from a Sobol point of dimension nc*N (paper's Algorithm 2 setting) */
+  SVI_BUDGET_SOBOL   = 1,   /* p from a Sobol point of dimension nc*N (paper's Algorithm 2 setting) */
+  SVI_BUDGET_MIXED   = 2    /* half of the samples UNIFORM, half one contact at a time: the contact
+                               being resolved gets p in (1 - 1e-3, 1) until it stops approaching,
+                               the others p < 1e-3, the next one drawn among the approaching.
+                               Reaches the sequential orderings (the corners of the budget cube)
+                               that uniform budgets almost never reach beyond 2 contacts. */
 } svi_budget;
 
 typedef enum {
   SVI_BRANCH_LEMKE     = 0, /* one deterministic solution per step (covering vector of ones) */
   SVI_BRANCH_RANDOM    = 1, /* random covering vector and random signed lexicographic perturbation
-                               per step; not proven to reach every solution of a non-unique step
-                               (on the compass gait it does not: see docs/theory.md 4.4) */
+                               per step; does not reach every solution of a non-unique step (the
+                               compass gait; random 3-contact spatial steps: docs/theory.md 4.4) */
   SVI_BRANCH_ENUMERATE = 2, /* uniform among all distinct step outcomes: contact-mode enumeration
-                               (planar, nc <= 4) or complementary-basis enumeration (LCP n <= 16);
-                               larger problems use RANDOM */
-  SVI_BRANCH_AUTO      = 3  /* ENUMERATE where it is cheap (planar, nc <= 3), else RANDOM */
+                               (planar nc <= 4, 7 modes per contact; spatial nc <= 3, 19 modes per
+                               contact) or complementary-basis enumeration (LCP n <= 16); larger
+                               problems use RANDOM */
+  SVI_BRANCH_AUTO      = 3  /* ENUMERATE where it is cheap (planar nc <= 3, spatial nc <= 2), else
+                               RANDOM */
 } svi_branch;
 
 typedef enum {
@@ -188,12 +224,22 @@ typedef struct {
 svi_routh_config svi_routh_default_config(void);
 
 typedef struct {
-  int    status;        /* SVI_OK or an error; on error v_out = v (pre-impact) */
-  int    steps;         /* Routh step LCPs solved */
-  int    lcps;          /* all LCP solves (steps + finishing) */
+  int    status;        /* SVI_OK, or an error (SVI_ERR_REJECTED: every attempt failed the outcome
+                           checks, v_out = v-; another error: an LCP failed even after retries and
+                           the fallback, v_out = the last iterate if it passes the checks, else v-) */
+  int    accepted;      /* 1 iff v_out is an outcome of the set-valued law: every step LCP passed
+                           the physical residual, the run terminated (finish == NONE) and v_out
+                           passed svi_impact_check_outcome */
+  int    steps;         /* Routh step LCPs solved (returned attempt) */
+  int    lcps;          /* all LCP solves, every attempt and retry included */
   int    finish;        /* svi_finish */
   int    regularized;   /* LCP solves that needed regularisation */
-  double residual;      /* max LCP residual seen */
+  int    lcp_rejects;   /* LCP solutions that failed the physical residual check */
+  int    step_retries;  /* step LCPs re-solved with another random perturbation after a reject */
+  int    sample_retries;/* whole-sample re-runs (fresh budgets and perturbations) after a failed
+                           outcome check or an unrecoverable LCP failure */
+  int    failed_checks; /* SVI_CHECK_* bits seen over all attempts */
+  double residual;      /* max LCP residual seen (returned attempt), physical units */
   double ke_before, ke_after;
   double min_vn;        /* min_i J_n,i v+ */
 } svi_sample_info;
@@ -229,9 +275,12 @@ svi_approx_config svi_approx_default_config(void);
 
 typedef struct {
   long long samples, accepted, finished_by_ap, failed, lcps;
+  long long colliding;       /* not accepted: still approaching after N steps and the final step */
+  long long rejected;        /* not accepted: failed the outcome checks on every attempt */
+  long long lcp_rejects, step_retries, sample_retries;   /* sums of svi_sample_info's counters */
   double    psi, eps, h;
   double    max_residual;
-  double    max_energy_ratio;  /* max KE(v+)/KE(v0) over samples (Theorem 7: <= 1) */
+  double    max_energy_ratio;  /* max KE(v+)/KE(v0) over every returned v+ (Theorem 7: <= 1) */
   double    wall_seconds;
 } svi_approx_stats;
 
@@ -246,8 +295,10 @@ int svi_approximate(const svi_problem_def* def, const svi_approx_config* cfg, do
 /* Anitescu-Potra simultaneous inelastic impact, eq. (31)-(33): one solution by Lemke. */
 int svi_law_simultaneous(svi_impact* s, const svi_lcp_options* opt, double* v_out,
                          svi_lcp_info* info);
-/* All solutions of (31) by enumeration (nc <= 5 planar / 3 spatial), deduplicated by the
- * post-impact velocity.  v_out: max_out x nv; *count = number of distinct outcomes. */
+/* All solutions of (31), deduplicated by the post-impact velocity: the contact-mode enumeration
+ * for nc <= 4 (also the solutions with a singular complementary basis), else every complementary
+ * basis (nc (2 + nd) <= 24).  Only candidates that pass the physical residual and
+ * svi_impact_check_outcome count.  v_out: max_out x nv; *count = number of distinct outcomes. */
 int svi_law_simultaneous_all(svi_impact* s, double* v_out, int max_out, int* count);
 /* Sequential single-contact impacts (Section 2.2.2): contacts taken in the cyclic order
  * order[0..nc-1]; each round applies (31) with only the current contact active if it is
@@ -256,6 +307,24 @@ int svi_law_simultaneous_all(svi_impact* s, double* v_out, int max_out, int* cou
  * SVI_ERR_MAXITER if max_rounds did not terminate (v_out = last iterate). */
 int svi_law_sequential(svi_impact* s, const int* order, int max_rounds, double* v_out,
                        int* rounds);
+
+/* The sequential law under every contact order (Section 2.2.2 leaves the order open): all nc!
+ * orders of svi_law_sequential when nc! <= max_orders, otherwise max_orders orders drawn
+ * uniformly (Fisher-Yates from the counter-based generator: order k depends only on (seed, k)).
+ * max_orders <= 0 means SVI_SEQUENTIAL_MAX_ORDERS (5040 = 7!, so every order up to 7 contacts).
+ * v_out (max_out x nv) receives the distinct terminated outcomes, deduplicated by v+ at 1e-7 of
+ * the contact-speed scale; *count = their number (may exceed max_out).  Orders that hit
+ * max_rounds, or whose outcome fails svi_impact_check_outcome, are counted, not stored. */
+#define SVI_SEQUENTIAL_MAX_ORDERS 5040
+typedef struct {
+  long long orders;         /* orders run */
+  long long unterminated;   /* hit max_rounds (SVI_ERR_MAXITER) */
+  long long rejected;       /* outcome failed the checks (SVI_ERR_REJECTED) */
+  long long failed;         /* an LCP failed */
+  int       exhaustive;     /* 1: all nc! orders ran; 0: a seeded sample of max_orders */
+} svi_sequential_stats;
+int svi_law_sequential_all(svi_impact* s, int max_rounds, long long max_orders, uint64_t seed,
+                           double* v_out, int max_out, int* count, svi_sequential_stats* stats);
 
 /* The total contact impulse lambda_bar = [lambda_n; lambda_D] (nc (1 + nd) values, N s) of the
  * last svi_routh_sample, svi_law_simultaneous or svi_law_sequential call on s. */

@@ -4,7 +4,8 @@
  *   for i = 1..M:  v <- Sim(h, x0, N);  V+ <- V+ u { f(v, eps/(3 psi) 1) }
  *   V+ <- V+ \ C(q0)
  * The final small step terminates samples that are almost separating (Lemma 9); a sample that
- * already terminated is kept as it is (Lemma 8: f(v, .) = v is a solution of that step).
+ * already terminated is kept as it is (Lemma 8: f(v, .) = v is a solution of that step).  A
+ * sample is kept only if svi_routh_run accepted it (svi_sample_info.accepted).
  * Threads split the index range; sample k depends only on (seed, k), so the output is the same
  * for any thread count.
  */
@@ -74,12 +75,19 @@ static void* run_job(void* arg) {
     svi_sample_info info;
     double* v = jb->v_out + k * def->nv;
     svi_routh_run(s, &jb->cfg->routh, jb->sobol, (uint64_t)k, 0, jb->extra, v, &info, NULL, 0, NULL);
-    int ok = info.status == SVI_OK && info.min_vn >= -s->sep_tol && info.residual <= 1e-6;
+    /* kept in the set: terminated, every LCP valid in physical units, outcome checks passed
+     * (svi_routh_run re-ran the sample if they failed); C(q0) removal = still colliding */
+    int ok = info.accepted;
     if (jb->accepted) jb->accepted[k] = (unsigned char)ok;
     if (jb->lcps) jb->lcps[k] = info.lcps;
     jb->st.accepted += ok;
-    jb->st.failed += info.status != SVI_OK;
+    jb->st.failed += info.status != SVI_OK && info.status != SVI_ERR_REJECTED;
+    jb->st.rejected += info.status == SVI_ERR_REJECTED;
+    jb->st.colliding += info.status == SVI_OK && !ok;
     jb->st.lcps += info.lcps;
+    jb->st.lcp_rejects += info.lcp_rejects;
+    jb->st.step_retries += info.step_retries;
+    jb->st.sample_retries += info.sample_retries;
     jb->st.max_residual = fmax(jb->st.max_residual, info.residual);
     if (info.ke_before > 0)
       jb->st.max_energy_ratio = fmax(jb->st.max_energy_ratio, info.ke_after / info.ke_before);
@@ -142,6 +150,11 @@ int svi_approximate(const svi_problem_def* def, const svi_approx_config* cfg, do
     if (jobs[t].status != SVI_OK) st = jobs[t].status;
     out.accepted += jobs[t].st.accepted;
     out.failed += jobs[t].st.failed;
+    out.rejected += jobs[t].st.rejected;
+    out.colliding += jobs[t].st.colliding;
+    out.lcp_rejects += jobs[t].st.lcp_rejects;
+    out.step_retries += jobs[t].st.step_retries;
+    out.sample_retries += jobs[t].st.sample_retries;
     out.lcps += jobs[t].st.lcps;
     out.max_residual = fmax(out.max_residual, jobs[t].st.max_residual);
     out.max_energy_ratio = fmax(out.max_energy_ratio, jobs[t].st.max_energy_ratio);

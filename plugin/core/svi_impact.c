@@ -56,8 +56,9 @@ static size_t carve(svi_impact* s, double* block) {
     {&s->mu, s->nc_max}, {&s->v0, nv}, {&s->u0, nb}, {&s->A_ap, nr * nr},
     {&s->A_routh, nr * nr}, {&s->q, nr}, {&s->z, nr}, {&s->d, nr}, {&s->lam, nb},
     {&s->Lam, nb}, {&s->u, nb}, {&s->v, nv}, {&s->A_one, nr * nr}, {&s->lmax, s->nc_max}, {&s->vn, nb},
-    {&s->sols, SVI_ENUM_MAX_SOLS * nr}, {&s->dv, SVI_ENUM_MAX_SOLS * nv}, {&s->sign, nr}, {&s->seen, SVI_ENUM_MAX_SOLS * 2 * s->nc_max},
-    {&s->Wr, 4 * s->nc_max * s->nc_max}};
+    {&s->sols, SVI_ENUM_MAX_SOLS * nr}, {&s->dv, SVI_ENUM_MAX_SOLS * nv}, {&s->sign, nr}, {&s->seen, SVI_ENUM_MAX_SOLS * 3 * s->nc_max},
+    {&s->Wr, 9 * s->nc_max * s->nc_max}, {&s->kappa, s->nc_max}, {&s->zunit, nr},
+    {&s->wunit, nr}};
   size_t used = 0;
   for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
     if (block) *parts[i].p = block + used;
@@ -199,6 +200,52 @@ static void build_ap_block(const svi_impact* s, double* A, int ld, int o) {
   }
 }
 
+/* The velocity unit of every tolerance: the largest pre-impact approach speed, but not less than
+ * 1e-4 of the largest contact speed |Jbar v-|_inf, so that the rounding of sliding speeds
+ * (eps |Jbar v-|) stays far below 1e-9 of it when an event barely approaches. */
+static double impact_speed_unit(const svi_impact* s) {
+  double u = fmax(s->v_app, 1e-4 * s->vscale);
+  return u > 0 ? u : 1.0;
+}
+
+/* Units of the physical residual (docs/theory.md 5).  Every complementary pair of (75) is a
+ * velocity against an impulse; the impulse is turned into a velocity with kappa_i, the largest
+ * diagonal entry of W over contact i's rows (the speed a unit impulse gives that contact), and
+ * every velocity is divided by the largest pre-impact approach speed.  A residual of 1e-9 then
+ * means "1e-9 of the impact speed", whatever the units and mass ratios. */
+static void build_units(svi_impact* s) {
+  int nc = s->nc, nd = s->nd, nb = s->nb;
+  double kmax = 0;
+  for (int i = 0; i < nc; i++) {
+    double k = s->W[i * nb + i];
+    for (int r = 0; r < nd; r++) k = fmax(k, s->W[(nc + i * nd + r) * nb + nc + i * nd + r]);
+    s->kappa[i] = k;
+    kmax = fmax(kmax, k);
+  }
+  double vr = impact_speed_unit(s);
+  for (int i = 0; i < nc; i++) {
+    if (!(s->kappa[i] > 0)) s->kappa[i] = kmax > 0 ? kmax : 1.0;
+    double ki = s->kappa[i] / vr, vi = 1.0 / vr;
+    /* layout of (75): [beta; l_n; l_D; gamma] against [l_max - l_n; J_n v'+beta; J_D v'+E gamma;
+     * mu l_n - E^T l_D] */
+    s->zunit[i] = vi;                 s->wunit[i] = ki;
+    s->zunit[nc + i] = ki;            s->wunit[nc + i] = vi;
+    for (int r = 0; r < nd; r++) {
+      s->zunit[2 * nc + i * nd + r] = ki;
+      s->wunit[2 * nc + i * nd + r] = vi;
+    }
+    s->zunit[nc + nb + i] = vi;       s->wunit[nc + nb + i] = ki;
+  }
+}
+
+svi_lcp_options svi_impact_lcp_options(const svi_impact* s, const svi_lcp_options* base, int routh) {
+  svi_lcp_options o = base ? *base : svi_lcp_default_options();
+  int off = routh ? 0 : s->nc;   /* (31) is (75) without the beta block */
+  o.zunit = s->zunit + off;
+  o.wunit = s->wunit + off;
+  return o;
+}
+
 int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int errlen) {
   if (!s || !def) return fail(err, errlen, SVI_ERR_ARG, "NULL impact workspace or problem");
   if (!def->M || !def->Jn || !def->mu || !def->v || (def->nt > 0 && !def->Jt))
@@ -259,6 +306,11 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
   /* "non-colliding" is J_n v >= -1e-8 in the paper (absolute); we make it relative to the
    * pre-impact contact speeds so that the test is unit-free */
   s->sep_tol = 1e-8 * fmax(s->vscale, 1e-6);
+  s->v_app = 0;
+  for (int i = 0; i < nc; i++) s->v_app = fmax(s->v_app, -s->u0[i]);
+  s->pen_tol = 1e-6 * impact_speed_unit(s);
+  s->ke0 = svi_impact_kinetic_energy(s, s->v0);
+  build_units(s);
 
   svi_modes_setup(s);
   int na = s->n_ap, nr = s->n_routh;
@@ -293,6 +345,54 @@ double svi_impact_kinetic_energy(const svi_impact* s, const double* v) {
   }
   return 0.5 * k;
 }
+
+/* The invariants every returned outcome must satisfy, checked on the velocity actually returned
+ * (v_ref = max(v_app, 1e-4 |Jbar v-|), v_app = max_i (-J_n,i v-)^+, impact_speed_unit):
+ *   finite;  K(v+) <= K(v-) (1 + 1e-9)                    (Theorem 7, eq. 76)
+ *   J_n v+ >= -1e-6 v_ref                                  (non-colliding, eq. 74 at the end)
+ *   per contact: sum_k l_D,ik <= mu_i l_n,i (1 + 1e-9) + 1e-6 v_ref / kappa_i, all l >= -that
+ *                                                          (linearised cone, eq. 33)
+ * The cone's absolute slack is the impulse that changes contact i's velocity by the approach
+ * tolerance (kappa_i: the speed per unit impulse), i.e. the same 1e-6 v_ref, and what a
+ * regularised LCP solution accepted at residual 1e-6 may carry.  The cone is checked on the
+ * total impulse, which lies in the cone when every step's does (the cone is convex). */
+int svi_outcome_check(const svi_impact* s, const double* v, const double* lambda, double* ke,
+                      double* min_vn) {
+  int bad = 0, nv = s->nv, nc = s->nc, nd = s->nd;
+  double k = svi_impact_kinetic_energy(s, v), m = INFINITY;
+  for (int i = 0; i < nc; i++) {
+    double vn = 0;
+    for (int j = 0; j < nv; j++) vn += s->Jbar[i * nv + j] * v[j];
+    if (vn < m || vn != vn) m = vn;
+  }
+  if (ke) *ke = k;
+  if (min_vn) *min_vn = m;
+  for (int i = 0; i < nv; i++) if (!isfinite(v[i])) return SVI_CHECK_FINITE;
+  if (lambda)
+    for (int i = 0; i < s->nb; i++) if (!isfinite(lambda[i])) return SVI_CHECK_FINITE;
+  if (!(k <= s->ke0 * (1 + 1e-9))) bad |= SVI_CHECK_ENERGY;
+  if (!(m >= -s->pen_tol)) bad |= SVI_CHECK_APPROACH;
+  if (lambda) {
+    double vr = impact_speed_unit(s);
+    for (int i = 0; i < nc && !(bad & SVI_CHECK_CONE); i++) {
+      double ln = lambda[i], lt = 0, floor = 1e-6 * vr / s->kappa[i];
+      if (ln < -floor) bad |= SVI_CHECK_CONE;
+      for (int r = 0; r < nd; r++) {
+        double l = lambda[nc + i * nd + r];
+        if (l < -floor) bad |= SVI_CHECK_CONE;
+        lt += l;
+      }
+      if (lt > s->mu[i] * ln * (1 + 1e-9) + floor) bad |= SVI_CHECK_CONE;
+    }
+  }
+  return bad;
+}
+
+int svi_impact_check_outcome(const svi_impact* s, const double* v, const double* lambda) {
+  return svi_outcome_check(s, v, lambda, NULL, NULL);
+}
+
+double svi_impact_approach_speed(const svi_impact* s) { return s->v_app; }
 
 double svi_impact_reference_impulse(const svi_impact* s) { return s->ref_impulse; }
 double svi_impact_sep_tol(const svi_impact* s) { return s->sep_tol; }

@@ -25,6 +25,12 @@ struct svi_impact {
   double* A_ap;   /* n_ap^2, eq. (31)-(33) */
   double* A_routh;/* n_routh^2, eq. (75b) */
   double  ref_impulse, vscale, sep_tol, max_mu;
+  double  v_app;    /* largest pre-impact approach speed max_i (-J_n,i v-)^+, m/s */
+  double  pen_tol;  /* outcome check: J_n v+ >= -pen_tol = -1e-6 v_app */
+  double  ke0;      /* kinetic energy of v- */
+  double* kappa;    /* nc: largest diagonal of W over contact i's rows, m/s per N s */
+  double* zunit;    /* n_routh: units of z in (75) for the physical residual (AP: + nc) */
+  double* wunit;    /* n_routh: units of w in (75) */
   /* scratch, sized once */
   svi_lcp_work* lcp;
   double *q, *z, *d, *lam, *Lam, *u, *v, *A_one, *lmax, *vn;
@@ -55,9 +61,20 @@ int svi_routh_run(svi_impact* s, const svi_routh_config* cfg, const svi_sobol* s
                   uint64_t k, int finish_ap, double extra_budget, double* v_out,
                   svi_sample_info* info, double* traj, int traj_cap, int* traj_len);
 
-/* planar contact-mode enumeration of one Routh step (svi_modes.c) */
+/* svi_impact_check_outcome that also hands back K(v) and min_i J_n,i v (either may be NULL) */
+int svi_outcome_check(const svi_impact* s, const double* v, const double* lambda, double* ke,
+                      double* min_vn);
+/* lcp options with the physical units of eq. (75) (routh = 1) or eq. (31) (routh = 0) */
+svi_lcp_options svi_impact_lcp_options(const svi_impact* s, const svi_lcp_options* base, int routh);
+
+/* contact-mode enumeration of one Routh step (svi_modes.c): every distinct outcome, planar (7
+ * modes per contact) or spatial (19 modes per contact, the four-sided pyramid), nc <= 4 */
 int svi_modes_supported(const svi_impact* s);
+int svi_modes_for_sampling(const svi_impact* s);   /* the ENUMERATE rule uses it */
+int svi_modes_cheap(const svi_impact* s);          /* the AUTO rule uses it */
 void svi_modes_setup(svi_impact* s);
 int svi_modes_enumerate(svi_impact* s, const double* u, const double* lmax);
+/* every distinct outcome of (31) the same way (SEP and INT modes only); lambda_bar in s->sols */
+int svi_modes_enumerate_ap(svi_impact* s, const double* u);
 
 #endif

@@ -20,7 +20,7 @@ struct svi_lcp_work {
   double* Mreg;    /* nmax x nmax regularised copy */
   int*    basis;   /* basic variable of each row: w_i = i, z_j = n + j, z0 = 2n */
   int*    nz;      /* 2 nmax + 2: nonzero columns of the pivot row */
-  double* scratch; /* 2 nmax */
+  double* scratch; /* 3 nmax: refinement residual, basic values, kept z */
 };
 
 svi_lcp_options svi_lcp_default_options(void) {
@@ -29,6 +29,9 @@ svi_lcp_options svi_lcp_default_options(void) {
   o.piv_tol = 0;
   o.res_tol = 1e-9;
   o.regularize = 1;
+  o.reg_tol = 1e-6;
+  o.zunit = NULL;
+  o.wunit = NULL;
   return o;
 }
 
@@ -41,7 +44,7 @@ svi_lcp_work* svi_lcp_work_create(int nmax) {
   w->Mreg = malloc(sizeof(double) * nmax * nmax);
   w->basis = malloc(sizeof(int) * nmax);
   w->nz = malloc(sizeof(int) * (2 * nmax + 2));
-  w->scratch = malloc(sizeof(double) * 2 * nmax);
+  w->scratch = malloc(sizeof(double) * 3 * nmax);
   if (!w->T || !w->Mreg || !w->basis || !w->scratch || !w->nz) {
     svi_lcp_work_destroy(w);
     return NULL;
@@ -75,22 +78,63 @@ static double norm_inf_vec(int n, const double* x) {
   return r;
 }
 
-double svi_lcp_residual(int n, const double* M, const double* q, const double* z) {
-  double scale = 1;
-  double qn = norm_inf_vec(n, q), mz = norm_inf_mat(n, M) * norm_inf_vec(n, z);
-  if (qn > scale) scale = qn;
-  if (mz > scale) scale = mz;
+/* max(|min(a, b)|, -a, -b): the natural (min-map) residual of one complementary pair a _|_ b */
+static double pair_violation(double a, double b) {
+  double m = fabs(fmin(a, b));
+  if (-a > m) m = -a;
+  if (-b > m) m = -b;
+  return m;
+}
+
+/* The residual of z in a common unit, a forward error: pair i is (a, b) = (zu_i z_i, wu_i w_i),
+ * w = M z + q, and the violation is taken at the worse end of [b - e, b + e], where
+ * e = 4 eps wu_i (|q_i| + sum_j |M_ij z_j|) is the rounding error of computing w_i.  The rounding
+ * term is what rejects a huge z whose terms cancel: its w (and the velocity built from it) is not
+ * known to the tolerance even when the computed value happens to look complementary. */
+double svi_lcp_residual_units(int n, const double* M, const double* q, const double* z,
+                              const double* zu, const double* wu) {
   double r = 0;
   for (int i = 0; i < n; i++) {
-    double wi = q[i];
-    for (int j = 0; j < n; j++) wi += M[i * n + j] * z[j];
-    double m = fabs(fmin(z[i], wi));
-    if (-z[i] > m) m = -z[i];
-    if (-wi > m) m = -wi;
+    double wi = q[i], mag = fabs(q[i]);
+    for (int j = 0; j < n; j++) {
+      double t = M[i * n + j] * z[j];
+      wi += t;
+      mag += fabs(t);
+    }
+    double a = zu[i] * z[i], b = wu[i] * wi, e = 4 * DBL_EPSILON * wu[i] * mag;
+    double m = fmax(pair_violation(a, b - e), pair_violation(a, b + e));
     if (!(m == m)) return INFINITY;   /* NaN */
     if (m > r) r = m;
   }
-  return r / scale;
+  return r;
+}
+
+/* Without physical units every quantity is measured against the data: z and w in units of
+ * |q|_inf.  (Dividing by |M| |z| instead, as before, made the test scale with the answer, so a
+ * solution with |z| = 1e14 and a violation of 357 passed.) */
+double svi_lcp_residual(int n, const double* M, const double* q, const double* z) {
+  double qn = norm_inf_vec(n, q);
+  double u = qn > 0 ? 1.0 / qn : 1.0;
+  double r = 0;
+  for (int i = 0; i < n; i++) {
+    double wi = q[i], mag = fabs(q[i]);
+    for (int j = 0; j < n; j++) {
+      double t = M[i * n + j] * z[j];
+      wi += t;
+      mag += fabs(t);
+    }
+    double e = 4 * DBL_EPSILON * u * mag;
+    double m = fmax(pair_violation(u * z[i], u * (wi - e)), pair_violation(u * z[i], u * (wi + e)));
+    if (!(m == m)) return INFINITY;
+    if (m > r) r = m;
+  }
+  return r;
+}
+
+static double residual_of(const svi_lcp_options* o, int n, const double* M, const double* q,
+                          const double* z) {
+  if (o->zunit && o->wunit) return svi_lcp_residual_units(n, M, q, z, o->zunit, o->wunit);
+  return svi_lcp_residual(n, M, q, z);
 }
 
 /* Gauss-Jordan pivot of the whole tableau on (r, c).  Only the columns where the pivot row is
@@ -267,6 +311,22 @@ static int finite_vec(int n, const double* x) {
   return 1;
 }
 
+/* The residual of z, after up to two steps of iterative refinement with the tableau's B^-1 while
+ * it is above tol (kept only when a step lowers it). */
+static double refined_residual(svi_lcp_work* w, const svi_lcp_options* o, int n, const double* M,
+                               const double* q, double* z, double tol) {
+  double res = residual_of(o, n, M, q, z);
+  double* keep = w->scratch + 2 * w->nmax;
+  for (int k = 0; k < 2 && res > tol; k++) {
+    memcpy(keep, z, sizeof(double) * n);
+    refine(w, n, M, q, z);
+    double r2 = residual_of(o, n, M, q, z);
+    if (!(r2 < res)) { memcpy(z, keep, sizeof(double) * n); break; }
+    res = r2;
+  }
+  return res;
+}
+
 int svi_lcp_lemke(svi_lcp_work* w, int n, const double* M, const double* q, const double* d,
                   const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
   return svi_lcp_lemke_perturbed(w, n, M, q, d, NULL, NULL, opt, z, info);
@@ -301,19 +361,18 @@ int svi_lcp_lemke_perturbed(svi_lcp_work* w, int n, const double* M, const doubl
   int st = lemke_path(w, n, M, q, d, &pt, max_iter, piv_tol, z, &piv);
   info->pivots = piv;
   if (st == SVI_OK) {
-    info->residual = svi_lcp_residual(n, M, q, z);
-    for (int k = 0; k < 2 && info->residual > res_tol; k++) {
-      refine(w, n, M, q, z);
-      info->residual = svi_lcp_residual(n, M, q, z);
-    }
+    info->residual = refined_residual(w, &o, n, M, q, z, res_tol);
     if (info->residual <= res_tol) return info->status = SVI_OK;
     st = SVI_ERR_RESIDUAL;
   }
   info->status = st;
   if (!o.regularize) { memset(z, 0, sizeof(double) * n); return st; }
 
-  /* regularised retry (Drake's SolveLcpLemkeRegularized): M + alpha I, accepted if the
-   * solution satisfies the ORIGINAL problem to the paper's 1e-6 */
+  /* regularised retry (Drake's SolveLcpLemkeRegularized): Lemke on M + alpha I, then iterative
+   * refinement of its basis on the ORIGINAL problem.  Accepted only if the residual on the
+   * original problem -- in the caller's units, rounding included -- is at most reg_tol: the
+   * regularisation may choose the basis, never excuse the answer. */
+  double reg_tol = fmax(res_tol, o.reg_tol > 0 ? o.reg_tol : 1e-6);
   double scale = fmax(1.0, mnorm);
   for (double a = 1e-12; a <= 1.01e-6; a *= 100) {
     memcpy(w->Mreg, M, sizeof(double) * n * n);
@@ -322,8 +381,8 @@ int svi_lcp_lemke_perturbed(svi_lcp_work* w, int n, const double* M, const doubl
     int s2 = lemke_path(w, n, w->Mreg, q, d, &pt, max_iter, piv_tol, z, &p);
     info->pivots += p;
     if (s2 != SVI_OK) continue;
-    double res = svi_lcp_residual(n, M, q, z);
-    if (res <= fmax(res_tol, 1e-6)) {
+    double res = refined_residual(w, &o, n, M, q, z, res_tol);
+    if (res <= reg_tol) {
       info->residual = res;
       info->alpha = a * scale;
       return info->status = SVI_OK_REGULARIZED;

@@ -12,6 +12,17 @@
  * 7^nc patterns give every distinct v' -- including the ones Lemke's ray never reaches when
  * Assumption 6 fails (compass gait).  Singular patterns (redundant contacts) are solved in the
  * least-squares sense and kept only if they satisfy the equations.
+ *
+ * Spatial contacts (nt = 2, the four-sided pyramid D = [t1, -t1, t2, -t2], eq. 32-33) split the
+ * same way into 19 modes in (l_n, l_t1, l_t2): SEP, and for each of BUD (l_n = l_max) and INT
+ * (u_n' = 0, l_n free):
+ *   STICK       u_t' = 0                                  needs  |l_t1| + |l_t2| <= mu l_n
+ *   VERTEX j,s  l_tj = s mu l_n, other l_t = 0             needs  s u_tj' <= 0, |u_t(other)'| <= |u_tj'|
+ *   FACE s1,s2  l_t = mu (s1 a, s2 b), a + b = l_n, a,b>=0 needs  s1 u_t1' = s2 u_t2' <= 0
+ * From (32)-(33): gamma = max_k(-d_k . u_t') = |u_t'|_inf, and friction lies on the pyramid's
+ * faces or vertices that face the slip most.  So every LCP solution is one of 19^nc patterns,
+ * each linear in its unknowns (INT + FACE is linear in (a, b)), and the feasible patterns give
+ * every distinct v' of the step (tests/test_physics.c compares with basis enumeration).
  */
 #include <math.h>
 #include <string.h>
@@ -21,6 +32,7 @@
 enum { SEP, BUD_STICK, BUD_SLIP_P, BUD_SLIP_M, INT_STICK, INT_SLIP_P, INT_SLIP_M, NMODES };
 
 #define MODE_MAX_NC 4
+#define KMAX (3 * MODE_MAX_NC)   /* unknowns of one pattern: 2 per planar, 3 per spatial contact */
 
 /* rows of Jbar for contact i: normal i, tangent +t at nc + 2 i (nt = 1) */
 static int row_n(const svi_impact* s, int i) { (void)s; return i; }
@@ -31,7 +43,7 @@ static int row_t(const svi_impact* s, int i) { return s->nc + 2 * i; }
 static int solve_mode(int k, double* K, double* r, double* y, double tol, int* was_singular) {
   double kn = 0;
   for (int i = 0; i < k * k; i++) { double a = fabs(K[i]); if (a > kn) kn = a; }
-  double A[2 * MODE_MAX_NC][2 * MODE_MAX_NC], b[2 * MODE_MAX_NC];
+  double A[KMAX][KMAX], b[KMAX];
   for (int i = 0; i < k; i++) { b[i] = r[i]; for (int j = 0; j < k; j++) A[i][j] = K[i * k + j]; }
   double sing = 1e-10 * kn;
   int singular = 0;
@@ -62,7 +74,7 @@ static int solve_mode(int k, double* K, double* r, double* y, double tol, int* w
     return 1;
   }
   /* (K^T K + delta I) y = K^T r: the minimum-norm solution in the limit delta -> 0 */
-  double N[4 * MODE_MAX_NC * MODE_MAX_NC];
+  double N[KMAX * KMAX];
   for (int i = 0; i < k; i++) {
     y[i] = 0;
     for (int m = 0; m < k; m++) y[i] += K[m * k + i] * r[m];
@@ -75,12 +87,31 @@ static int solve_mode(int k, double* K, double* r, double* y, double tol, int* w
   }
   if (!svi_cholesky(k, N)) return 0;
   svi_cholesky_solve(k, N, y);
-  for (int i = 0; i < k; i++) {
-    double e = -r[i];
-    for (int j = 0; j < k; j++) e += K[i * k + j] * y[j];
-    if (fabs(e) > tol) return 0;
+  /* Iterated Tikhonov: y += (K^T K + delta I)^-1 K^T (r - K y) removes the delta bias, so a
+   * consistent singular pattern is solved to rounding (what the physical residual asks).  Only
+   * while needed: most singular patterns are either solved to rounding at once or clearly
+   * inconsistent. */
+  for (int it = 0;; it++) {
+    double e[KMAX], g[KMAX], emax = 0, rmax = 0, ymax = 0;
+    for (int i = 0; i < k; i++) {
+      double sum = r[i];
+      for (int j = 0; j < k; j++) sum -= K[i * k + j] * y[j];
+      e[i] = sum;
+      if (fabs(sum) > emax) emax = fabs(sum);
+      if (fabs(r[i]) > rmax) rmax = fabs(r[i]);
+      if (fabs(y[i]) > ymax) ymax = fabs(y[i]);
+    }
+    /* 1e-12 of the terms: three decades below the 1e-9 the step's physical residual asks */
+    if (emax <= 1e-12 * (rmax + kn * ymax)) return 1;
+    if (it == 3 || emax > 1e3 * tol) return emax <= tol;
+    for (int i = 0; i < k; i++) {
+      double sum = 0;
+      for (int m = 0; m < k; m++) sum += K[m * k + i] * e[m];
+      g[i] = sum;
+    }
+    svi_cholesky_solve(k, N, g);
+    for (int i = 0; i < k; i++) y[i] += g[i];
   }
-  return 1;
 }
 
 /* x for one mode pattern (before the sign checks): fixed impulses from the budgets plus the
@@ -201,10 +232,177 @@ static void precompute_patterns(svi_impact* s) {
   s->n_patterns = total;
 }
 
+/* ---- spatial contacts (nt = 2) ------------------------------------------------------------ */
+
+static void reduced_velocity3(const svi_impact* s, const double* ur, const double* x, double* up);
+
+enum { S_SEP = 0, S_PER_NORMAL = 9, S_MODES = 1 + 2 * S_PER_NORMAL };
+enum { F_STICK = 0, F_VERTEX = 1, F_FACE = 5 };   /* friction part: 1 stick, 4 vertices, 4 faces */
+
+/* Wr in (n_0, t1_0, t2_0, n_1, ...) order: rows i, nc + 4 i (+t1), nc + 4 i + 2 (+t2) of W */
+static int spatial_row(int nc, int a) {
+  int i = a / 3, c = a % 3;
+  return c == 0 ? i : nc + 4 * i + 2 * (c - 1);
+}
+
+static void spatial_setup(svi_impact* s) {
+  int nc = s->nc, m3 = 3 * nc, nb = s->nb;
+  for (int a = 0; a < m3; a++)
+    for (int b = 0; b < m3; b++) s->Wr[a * m3 + b] = s->W[spatial_row(nc, a) * nb + spatial_row(nc, b)];
+}
+
+/* a sparse combination of reduced coordinates: sum_k c[k] e_{idx[k]} */
+typedef struct { int n; int idx[3]; double c[3]; } combo;
+
+static combo combo1(int a, double ca) { combo r = {1, {a, 0, 0}, {ca, 0, 0}}; return r; }
+static combo combo2(int a, double ca, int b, double cb) { combo r = {2, {a, b, 0}, {ca, cb, 0}}; return r; }
+
+/* x and the post-step reduced velocity up of one spatial pattern, before its sign checks.
+ * Returns 0 if the pattern's equations have no solution. */
+static int spatial_pattern(const svi_impact* s, const int* mode, const double* ur, const double* lmax,
+                           double* x, double* up) {
+  int nc = s->nc, m3 = 3 * nc, k = 0, ne = 0;
+  combo dir[KMAX], eq[KMAX];
+  memset(x, 0, sizeof(double) * m3);
+  for (int i = 0; i < nc; i++) {
+    if (mode[i] == S_SEP) continue;
+    int integ = (mode[i] - 1) / S_PER_NORMAL, f = (mode[i] - 1) % S_PER_NORMAL;
+    int n = 3 * i, t1 = n + 1, t2 = n + 2;
+    double mu = s->mu[i];
+    if (!integ) x[n] = lmax[i];
+    if (f == F_STICK) {
+      if (integ) { dir[k++] = combo1(n, 1); eq[ne++] = combo1(n, 1); }
+      dir[k++] = combo1(t1, 1); eq[ne++] = combo1(t1, 1);
+      dir[k++] = combo1(t2, 1); eq[ne++] = combo1(t2, 1);
+    } else if (f < F_FACE) {
+      int tj = n + 1 + (f - F_VERTEX) / 2;
+      double sg = (f - F_VERTEX) % 2 ? -1.0 : 1.0;
+      if (integ) { dir[k++] = combo2(n, 1, tj, sg * mu); eq[ne++] = combo1(n, 1); }
+      else x[tj] = sg * mu * lmax[i];
+    } else {
+      double s1 = ((f - F_FACE) & 1) ? -1.0 : 1.0, s2 = ((f - F_FACE) & 2) ? -1.0 : 1.0;
+      if (integ) {
+        dir[k++] = combo2(n, 1, t1, s1 * mu);
+        dir[k++] = combo2(n, 1, t2, s2 * mu);
+        eq[ne++] = combo1(n, 1);
+      } else {
+        x[t2] = s2 * mu * lmax[i];
+        dir[k++] = combo2(t1, s1 * mu, t2, -s2 * mu);
+      }
+      eq[ne++] = combo2(t1, s1, t2, -s2);
+    }
+  }
+  reduced_velocity3(s, ur, x, up);
+  if (k == 0) return 1;
+  double K[KMAX * KMAX], r[KMAX], y[KMAX];
+  const double* Wr = s->Wr;
+  for (int e = 0; e < ne; e++) {
+    double rhs = 0;
+    for (int p = 0; p < eq[e].n; p++) rhs -= eq[e].c[p] * up[eq[e].idx[p]];
+    r[e] = rhs;
+    for (int j = 0; j < k; j++) {
+      double sum = 0;
+      for (int p = 0; p < eq[e].n; p++)
+        for (int q = 0; q < dir[j].n; q++)
+          sum += eq[e].c[p] * dir[j].c[q] * Wr[eq[e].idx[p] * m3 + dir[j].idx[q]];
+      K[e * k + j] = sum;
+    }
+  }
+  int sg = 0;
+  if (!solve_mode(k, K, r, y, s->sep_tol * 10, &sg)) return 0;
+  for (int j = 0; j < k; j++)
+    for (int q = 0; q < dir[j].n; q++) x[dir[j].idx[q]] += dir[j].c[q] * y[j];
+  reduced_velocity3(s, ur, x, up);
+  return 1;
+}
+
+/* The sign conditions of the spatial modes (header comment). */
+static int spatial_feasible(const svi_impact* s, const int* mode, const double* lmax,
+                            const double* x, const double* up) {
+  double vtol = s->sep_tol * 10;
+  double itol = 1e-9 * (s->ref_impulse > 0 ? s->ref_impulse : 1.0);
+  for (int i = 0; i < s->nc; i++) {
+    const double* xi = x + 3 * i;
+    const double* ui = up + 3 * i;
+    if (mode[i] == S_SEP) { if (ui[0] < -vtol) return 0; continue; }
+    int integ = (mode[i] - 1) / S_PER_NORMAL, f = (mode[i] - 1) % S_PER_NORMAL;
+    double mu = s->mu[i];
+    if (!integ) { if (ui[0] > vtol) return 0; }
+    else if (xi[0] < -itol || xi[0] > lmax[i] + itol) return 0;
+    if (f == F_STICK) {
+      if (fabs(xi[1]) + fabs(xi[2]) > mu * xi[0] + itol) return 0;
+    } else if (f < F_FACE) {
+      int j = (f - F_VERTEX) / 2;
+      double sg = (f - F_VERTEX) % 2 ? -1.0 : 1.0;
+      if (sg * ui[1 + j] > vtol || fabs(ui[2 - j]) > fabs(ui[1 + j]) + vtol) return 0;
+    } else {
+      double s1 = ((f - F_FACE) & 1) ? -1.0 : 1.0, s2 = ((f - F_FACE) & 2) ? -1.0 : 1.0;
+      if (s1 * xi[1] < -mu * itol || s2 * xi[2] < -mu * itol || s1 * ui[1] > vtol) return 0;
+    }
+  }
+  return 1;
+}
+
+static void reduced_velocity3(const svi_impact* s, const double* ur, const double* x, double* up) {
+  int m3 = 3 * s->nc;
+  for (int a = 0; a < m3; a++) {
+    const double* w = s->Wr + a * m3;
+    double sum = ur[a];
+    for (int b = 0; b < m3; b++) sum += w[b] * x[b];
+    up[a] = sum;
+  }
+}
+
+/* Every distinct outcome of one spatial step: 19^nc patterns, solved directly (no precomputed
+ * maps: 361 patterns for 2 contacts, 130321 for 4). */
+static int spatial_has_budget(const int* mode, int nc) {
+  for (int i = 0; i < nc; i++) if (mode[i] != S_SEP && (mode[i] - 1) / S_PER_NORMAL == 0) return 1;
+  return 0;
+}
+
+static int spatial_enumerate(svi_impact* s, const double* u, const double* lmax, int ap) {
+  int nc = s->nc, nb = s->nb, m3 = 3 * nc, count = 0;
+  int mode[MODE_MAX_NC] = {0};
+  double ur[KMAX], x[KMAX], up[KMAX], du[KMAX];
+  for (int a = 0; a < m3; a++) ur[a] = u[spatial_row(nc, a)];
+  double dtol = 1e-7 * (s->vscale > 1e-12 ? s->vscale : 1e-12);
+  int total = 1;
+  for (int i = 0; i < nc; i++) total *= S_MODES;
+  for (int p = 0; p < total; p++) {
+    if (p > 0)
+      for (int i = 0; i < nc && ++mode[i] == S_MODES; i++) mode[i] = 0;
+    if (ap && spatial_has_budget(mode, nc)) continue;
+    if (!spatial_pattern(s, mode, ur, lmax, x, up) || !spatial_feasible(s, mode, lmax, x, up)) continue;
+    for (int a = 0; a < m3; a++) du[a] = up[a] - ur[a];
+    int dup = 0;
+    for (int c = 0; c < count && !dup; c++) {
+      const double* o = s->seen + c * m3;
+      int same = 1;
+      for (int a = 0; a < m3 && same; a++) same = fabs(o[a] - du[a]) <= dtol;
+      dup = same;
+    }
+    if (dup || count >= SVI_ENUM_MAX_SOLS) continue;
+    memcpy(s->seen + count * m3, du, sizeof(double) * m3);
+    double* lam = s->sols + count * nb;
+    memset(lam, 0, sizeof(double) * nb);
+    for (int i = 0; i < nc; i++) {
+      double l1 = x[3 * i + 1], l2 = x[3 * i + 2];
+      lam[i] = x[3 * i] > 0 ? x[3 * i] : 0;
+      lam[nc + 4 * i] = l1 > 0 ? l1 : 0;
+      lam[nc + 4 * i + 1] = l1 < 0 ? -l1 : 0;
+      lam[nc + 4 * i + 2] = l2 > 0 ? l2 : 0;
+      lam[nc + 4 * i + 3] = l2 < 0 ? -l2 : 0;
+    }
+    count++;
+  }
+  return count;
+}
+
 /* Wr: the reduced Delassus matrix in (n_0, t_0, n_1, t_1, ...) order, built once per event */
 void svi_modes_setup(svi_impact* s) {
   s->n_patterns = 0;
   if (!svi_modes_supported(s)) return;
+  if (s->nt == 2) { spatial_setup(s); return; }
   int nc = s->nc, m2 = 2 * nc, nb = s->nb;
   for (int a = 0; a < m2; a++) {
     int ra = a % 2 ? nc + 2 * (a / 2) : a / 2;
@@ -216,11 +414,23 @@ void svi_modes_setup(svi_impact* s) {
   precompute_patterns(s);
 }
 
-int svi_modes_supported(const svi_impact* s) { return s->nt == 1 && s->nc <= MODE_MAX_NC; }
+int svi_modes_supported(const svi_impact* s) { return s->nc <= MODE_MAX_NC; }
+
+/* Patterns per step: 7^nc planar (precomputed maps up to 3 contacts), 19^nc spatial (solved at
+ * the step).  The ENUMERATE rule uses the enumeration up to 7^4 = 2401 planar and 19^3 = 6859
+ * spatial patterns; AUTO only where a step costs about as much as a few Lemke solves. */
+int svi_modes_for_sampling(const svi_impact* s) { return s->nt == 1 ? s->nc <= 4 : s->nc <= 3; }
+int svi_modes_cheap(const svi_impact* s) { return s->nt == 1 ? s->nc <= 3 : s->nc <= 2; }
 
 /* All distinct step outcomes; writes up to SVI_ENUM_MAX_SOLS reduced impulses to s->sols as
  * lambda_bar (nb values each) and returns their number. */
-int svi_modes_enumerate(svi_impact* s, const double* u, const double* lmax) {
+/* A pattern of (31) has no budget: only SEP and INT modes. */
+static int planar_has_budget(const int* mode, int nc) {
+  for (int i = 0; i < nc; i++) if (mode[i] >= BUD_STICK && mode[i] <= BUD_SLIP_M) return 1;
+  return 0;
+}
+
+static int planar_enumerate(svi_impact* s, const double* u, const double* lmax, int ap) {
   int nc = s->nc, nb = s->nb, m2 = 2 * nc, count = 0;
   int mode[MODE_MAX_NC] = {0};
   double ur[2 * MODE_MAX_NC], x[2 * MODE_MAX_NC], up[2 * MODE_MAX_NC], du[2 * MODE_MAX_NC];
@@ -235,7 +445,8 @@ int svi_modes_enumerate(svi_impact* s, const double* u, const double* lmax) {
   for (int p = 0; p < total; p++) {
     if (p > 0)                                /* next pattern: odometer over the contacts */
       for (int i = 0; i < nc && ++mode[i] == NMODES; i++) mode[i] = 0;
-    if (s->n_patterns == total && s->pattern_ok[p]) {
+    if (ap && planar_has_budget(mode, nc)) continue;
+    if (!ap && s->n_patterns == total && s->pattern_ok[p]) {
       const double* X = s->pattern_map + (size_t)p * 2 * m2 * ng;
       const double* U = X + m2 * ng;
       for (int a = 0; a < m2; a++) {
@@ -269,4 +480,16 @@ int svi_modes_enumerate(svi_impact* s, const double* u, const double* lmax) {
     count++;
   }
   return count;
+}
+
+int svi_modes_enumerate(svi_impact* s, const double* u, const double* lmax) {
+  return s->nt == 2 ? spatial_enumerate(s, u, lmax, 0) : planar_enumerate(s, u, lmax, 0);
+}
+
+/* The solutions of (31) are those of (75) with an unbounded budget, i.e. the patterns of SEP and
+ * INT modes only (0 <= l_n _|_ J_n v+ >= 0, eq. 31c). */
+int svi_modes_enumerate_ap(svi_impact* s, const double* u) {
+  double inf[MODE_MAX_NC];
+  for (int i = 0; i < MODE_MAX_NC; i++) inf[i] = INFINITY;
+  return s->nt == 2 ? spatial_enumerate(s, u, inf, 1) : planar_enumerate(s, u, inf, 1);
 }

@@ -15,7 +15,14 @@
 
 #include "svi_internal.h"
 
-enum { STREAM_BUDGET = 1, STREAM_BRANCH = 2 };
+enum { STREAM_BUDGET = 1, STREAM_BRANCH = 2, STREAM_RETRY = 4, STREAM_MIXED = 5 };
+
+/* A step LCP whose solution fails the physical residual is re-solved with up to this many fresh
+ * random perturbations; a sample whose outcome fails svi_impact_check_outcome (or whose LCPs fail
+ * even so) is re-run up to SAMPLE_ATTEMPTS - 1 times with fresh budgets and perturbations.  Both
+ * draw from counter-based streams of (seed, sample, attempt), so results stay deterministic. */
+#define STEP_RETRIES 3
+#define SAMPLE_ATTEMPTS 4
 
 svi_routh_config svi_routh_default_config(void) {
   svi_routh_config c;
@@ -40,10 +47,10 @@ static void routh_q(const svi_impact* s, const double* u, const double* lmax, do
 
 /* Pick uniformly among the distinct outcomes (by Delta v) of all solutions of the step LCP.
  * Returns the LCP status; lam receives the chosen lambda_bar. */
-static int step_enumerate(svi_impact* s, const double* q, double r01, double* lam,
+static int step_enumerate(svi_impact* s, const double* q, double r01, double tol, double* lam,
                           svi_lcp_info* info) {
   int nr = s->n_routh, nc = s->nc, nb = s->nb, nv = s->nv, count = 0;
-  if (svi_modes_supported(s)) {
+  if (svi_modes_for_sampling(s)) {
     count = svi_modes_enumerate(s, q + nc, q);
     if (count > 0) {
       int k = (int)(r01 * count);
@@ -55,15 +62,16 @@ static int step_enumerate(svi_impact* s, const double* q, double r01, double* la
       double* up = s->vn;                          /* scratch: u' = u + W lambda */
       memcpy(up, q + nc, sizeof(double) * nb);
       svi_matvec_add(nb, nb, s->W, lam, up);
-      for (int i = 0; i < nc; i++) {
+      for (int i = 0; i < nc; i++) {   /* beta_i = (-u_n')^+, gamma_i = max_k (-u_D,k')^+ */
+        double g = 0;
+        for (int r = 0; r < s->nd; r++) g = fmax(g, -up[nc + i * s->nd + r]);
         z[i] = up[i] < 0 ? -up[i] : 0;
-        z[nc + nb + i] = fabs(up[nc + 2 * i]);
+        z[nc + nb + i] = g;
       }
-      if (info) {
-        memset(info, 0, sizeof(*info));
-        info->residual = svi_lcp_residual(nr, s->A_routh, q, z);
-      }
-      return SVI_OK;
+      if (info) memset(info, 0, sizeof(*info));
+      double res = svi_lcp_residual_units(nr, s->A_routh, q, z, s->zunit, s->wunit);
+      if (info) info->residual = res;
+      return res <= tol ? SVI_OK : SVI_ERR_RESIDUAL;
     }
   }
   int st = svi_lcp_enumerate(nr, s->A_routh, q, 1e-9, s->sols, SVI_ENUM_MAX_SOLS, &count);
@@ -86,11 +94,12 @@ static int step_enumerate(svi_impact* s, const double* q, double r01, double* la
   if (distinct == 0) return SVI_ERR_RESIDUAL;
   int k = pick_from[(int)(r01 * distinct) < distinct ? (int)(r01 * distinct) : distinct - 1];
   memcpy(lam, s->sols + k * nr + nc, sizeof(double) * nb);
+  double res = svi_lcp_residual_units(nr, s->A_routh, q, s->sols + k * nr, s->zunit, s->wunit);
   if (info) {
     memset(info, 0, sizeof(*info));
-    info->residual = svi_lcp_residual(nr, s->A_routh, q, s->sols + k * nr);
+    info->residual = res;
   }
-  return SVI_OK;
+  return res <= tol ? SVI_OK : SVI_ERR_RESIDUAL;
 }
 
 /* Random covering vector and random signed lexicographic perturbation (Fisher-Yates order),
@@ -115,9 +124,10 @@ int svi_routh_step(svi_impact* s, const double* v, const double* lmax, const dou
                    const svi_lcp_options* opt, double* lambda, double* v_next,
                    svi_lcp_info* info) {
   if (!s || !v || !lmax || !lambda || !v_next) return SVI_ERR_ARG;
+  svi_lcp_options o = svi_impact_lcp_options(s, opt, 1);
   svi_matvec(s->nb, s->nv, s->Jbar, v, s->u);
   routh_q(s, s->u, lmax, s->q);
-  int st = svi_lcp_lemke(s->lcp, s->n_routh, s->A_routh, s->q, d, opt, s->z, info);
+  int st = svi_lcp_lemke(s->lcp, s->n_routh, s->A_routh, s->q, d, &o, s->z, info);
   memcpy(lambda, s->z + s->nc, sizeof(double) * s->nb);
   memcpy(v_next, v, sizeof(double) * s->nv);
   if (st >= 0) svi_matvec_add(s->nv, s->nb, s->G, lambda, v_next);
@@ -125,14 +135,18 @@ int svi_routh_step(svi_impact* s, const double* v, const double* lmax, const dou
 }
 
 /* Apply the simultaneous law (31) from contact velocity u; adds its impulse to Lam and u. */
-static int finish_with_ap(svi_impact* s, svi_sample_info* info) {
+static int finish_with_ap(svi_impact* s, const svi_routh_config* cfg, svi_sample_info* info) {
   int na = s->n_ap, nb = s->nb;
   memcpy(s->q, s->u, sizeof(double) * nb);
   memset(s->q + nb, 0, sizeof(double) * s->nc);
+  svi_lcp_options o = svi_impact_lcp_options(s, &cfg->lcp, 0);
   svi_lcp_info li;
-  int st = svi_lcp_lemke(s->lcp, na, s->A_ap, s->q, NULL, NULL, s->z, &li);
+  int st = svi_lcp_lemke(s->lcp, na, s->A_ap, s->q, NULL, &o, s->z, &li);
   info->lcps++;
-  if (st < 0) return st;
+  if (st < 0) {
+    info->lcp_rejects += st == SVI_ERR_RESIDUAL;
+    return st;
+  }
   if (st == SVI_OK_REGULARIZED) info->regularized++;
   info->residual = fmax(info->residual, li.residual);
   for (int i = 0; i < nb; i++) s->Lam[i] += s->z[i];
@@ -146,54 +160,117 @@ double svi_routh_h(const svi_impact* s, const svi_routh_config* cfg) {
   return (cfg->step > 0 ? cfg->step : 1.0) * ref;
 }
 
-/* One run of the step loop.  finish_ap: whether an unterminated run is completed with (31).
- * extra_budget > 0: after the loop, one more step with l_max = extra_budget 1 if still colliding
- * (the final step of Algorithm 2). */
-int svi_routh_run(svi_impact* s, const svi_routh_config* cfg, const svi_sobol* sobol,
-                  uint64_t k, int finish_ap, double extra_budget, double* v_out,
-                  svi_sample_info* info, double* traj, int traj_cap, int* traj_len) {
-  int nc = s->nc, nb = s->nb, nv = s->nv, nr = s->n_routh;
+/* What a branch rule means on this problem (docs/theory.md 4.4).  AUTO is ENUMERATE where the
+ * enumeration is cheap, else RANDOM; ENUMERATE where no enumeration applies is RANDOM. */
+static svi_branch resolve_branch(const svi_impact* s, svi_branch b) {
+  int can_enumerate = svi_modes_for_sampling(s) || s->n_routh <= 16;
+  if (b == SVI_BRANCH_AUTO) return svi_modes_cheap(s) ? SVI_BRANCH_ENUMERATE : SVI_BRANCH_RANDOM;
+  if (b == SVI_BRANCH_ENUMERATE && !can_enumerate) return SVI_BRANCH_RANDOM;
+  return b;
+}
+
+/* The random streams of one attempt of one sample.  Attempt 0 draws exactly what a run without
+ * retries draws; a retry draws from a seed derived from (seed, sample, attempt). */
+typedef struct {
+  uint64_t seed, k;
+  int attempt;
+  svi_branch rule;
+} draws;
+
+static double budget_fraction(const svi_routh_config* cfg, const svi_sobol* sobol, const draws* dr,
+                              int N, int step, int i, int nc) {
+  if (dr->attempt == 0) {
+    if (cfg->budget == SVI_BUDGET_SOBOL && sobol && sobol->dim >= nc * N)
+      return svi_sobol_point(sobol, dr->k, step * nc + i);
+    return svi_rng_uniform(dr->seed, STREAM_BUDGET, (dr->k * (uint64_t)N + step) * nc + i);
+  }
+  return svi_rng_uniform(dr->seed, STREAM_BUDGET, (uint64_t)step * nc + i);
+}
+
+/* SVI_BUDGET_MIXED, one contact at a time: the contact being resolved keeps a budget fraction
+ * in (1 - delta, 1) until it stops approaching, every other one gets less than delta; the next
+ * contact is drawn uniformly among the approaching ones.  As delta -> 0 this is the sequential
+ * law in a random order (the sequential outcomes lie in the closure of the Routh set), which
+ * i.i.d. uniform budgets reach only with probability ~ delta^((nc - 1) rounds). */
+#define MIXED_DELTA 1e-3
+
+static int mixed_one_at_a_time(const draws* dr) {
+  return svi_rng_uniform(dr->seed, STREAM_MIXED, dr->k * 4 + (uint64_t)dr->attempt) < 0.5;
+}
+
+static void mixed_budgets(svi_impact* s, const draws* dr, double h, int N, int step, int* current) {
+  int nc = s->nc;
+  if (*current < 0 || s->u[*current] >= -s->sep_tol) {
+    int approaching = 0;
+    for (int i = 0; i < nc; i++) approaching += s->u[i] < -s->sep_tol;
+    int pick = (int)(svi_rng_uniform(dr->seed, STREAM_MIXED + 1, dr->k * (uint64_t)(N + 1) + step) * approaching);
+    for (int i = 0; i < nc; i++)
+      if (s->u[i] < -s->sep_tol && pick-- == 0) { *current = i; break; }
+  }
+  for (int i = 0; i < nc; i++) {
+    double u = svi_rng_uniform(dr->seed, STREAM_MIXED + 2, (dr->k * (uint64_t)(N + 1) + step) * nc + i);
+    s->lmax[i] = h * (i == *current ? 1 - MIXED_DELTA * u : MIXED_DELTA * u);
+  }
+}
+
+/* One Routh step LCP at s->q by the attempt's rule, with the physical residual as the acceptance
+ * test; a rejected solution is re-solved with fresh random perturbations (STEP_RETRIES).
+ * s->lam receives lambda_bar. */
+static int solve_step(svi_impact* s, const svi_routh_config* cfg, const draws* dr, int step,
+                      svi_sample_info* info, svi_lcp_info* li) {
+  int nr = s->n_routh, nc = s->nc, nb = s->nb, N = cfg->max_steps > 0 ? cfg->max_steps : 10;
+  uint64_t bidx = dr->attempt == 0 ? (dr->k * (uint64_t)(N + 1) + step) * nr : (uint64_t)step * nr;
+  svi_lcp_options o = svi_impact_lcp_options(s, &cfg->lcp, 1);
+  double tol = o.res_tol > 0 ? o.res_tol : 1e-9;
+  int st;
+  info->lcps++;
+  if (dr->rule == SVI_BRANCH_ENUMERATE) {
+    st = step_enumerate(s, s->q, svi_rng_uniform(dr->seed, STREAM_BRANCH, bidx), tol, s->lam, li);
+  } else {
+    const double *d = NULL, *sign = NULL;
+    const int* order = NULL;
+    if (dr->rule == SVI_BRANCH_RANDOM) {
+      random_branch(s, dr->seed, bidx);
+      d = s->d;
+      order = s->order;
+      sign = s->sign;
+    }
+    st = svi_lcp_lemke_perturbed(s->lcp, nr, s->A_routh, s->q, d, order, sign, &o, s->z, li);
+    memcpy(s->lam, s->z + nc, sizeof(double) * nb);
+  }
+  for (int r = 1; st < 0 && r <= STEP_RETRIES; r++) {
+    info->lcp_rejects += st == SVI_ERR_RESIDUAL;
+    info->step_retries++;
+    info->lcps++;
+    random_branch(s, svi_rng_u64(dr->seed, STREAM_RETRY, bidx + (uint64_t)r), 0);
+    st = svi_lcp_lemke_perturbed(s->lcp, nr, s->A_routh, s->q, s->d, s->order, s->sign, &o, s->z, li);
+    memcpy(s->lam, s->z + nc, sizeof(double) * nb);
+  }
+  if (st < 0) info->lcp_rejects += st == SVI_ERR_RESIDUAL;
+  return st;
+}
+
+/* Algorithm 1's loop for one attempt: accumulates Lam and u.  Returns the status of the last LCP
+ * (< 0: a step failed even after its retries). */
+static int run_steps(svi_impact* s, const svi_routh_config* cfg, const svi_sobol* sobol,
+                     const draws* dr, double extra_budget, svi_sample_info* info, double* traj,
+                     int traj_cap, int* traj_len) {
+  int nc = s->nc, nb = s->nb, nv = s->nv;
   double h = svi_routh_h(s, cfg);
   int N = cfg->max_steps > 0 ? cfg->max_steps : 10;
   double* lmax = s->lmax;
-  memset(info, 0, sizeof(*info));
-  memcpy(s->u, s->u0, sizeof(double) * nb);
-  memset(s->Lam, 0, sizeof(double) * nb);
-  if (traj_len) *traj_len = 0;
-  if (traj && traj_cap > 0) { memcpy(traj, s->v0, sizeof(double) * nv); *traj_len = 1; }
-
-  int use_sobol = cfg->budget == SVI_BUDGET_SOBOL && sobol && sobol->dim >= nc * N;
-  int st = SVI_OK;
+  int st = SVI_OK, current = -1;
+  int one_at_a_time = cfg->budget == SVI_BUDGET_MIXED && mixed_one_at_a_time(dr);
   while (svi_min_normal(s, s->u) < -s->sep_tol) {
     int last = info->steps >= N;
     if (last && extra_budget <= 0) break;
-    for (int i = 0; i < nc; i++) {
-      double p = last ? 1.0
-               : use_sobol ? svi_sobol_point(sobol, k, info->steps * nc + i)
-               : svi_rng_uniform(cfg->seed, STREAM_BUDGET, (k * (uint64_t)N + info->steps) * nc + i);
-      lmax[i] = last ? extra_budget : h * p;
-    }
+    if (!last && one_at_a_time) mixed_budgets(s, dr, h, N, info->steps, &current);
+    else
+      for (int i = 0; i < nc; i++)
+        lmax[i] = last ? extra_budget : h * budget_fraction(cfg, sobol, dr, N, info->steps, i, nc);
     routh_q(s, s->u, lmax, s->q);
     svi_lcp_info li;
-    uint64_t bidx = (k * (uint64_t)(N + 1) + info->steps) * nr;
-    svi_branch br = cfg->branch;
-    if (br == SVI_BRANCH_AUTO) br = svi_modes_supported(s) && nc <= 3 ? SVI_BRANCH_ENUMERATE : SVI_BRANCH_RANDOM;
-    if (br == SVI_BRANCH_ENUMERATE && (svi_modes_supported(s) || nr <= 16)) {
-      st = step_enumerate(s, s->q, svi_rng_uniform(cfg->seed, STREAM_BRANCH, bidx), s->lam, &li);
-    } else {
-      const double *d = NULL, *sign = NULL;
-      const int* order = NULL;
-      if (cfg->branch == SVI_BRANCH_RANDOM) {
-        random_branch(s, cfg->seed, bidx);
-        d = s->d;
-        order = s->order;
-        sign = s->sign;
-      }
-      st = svi_lcp_lemke_perturbed(s->lcp, nr, s->A_routh, s->q, d, order, sign, &cfg->lcp,
-                                   s->z, &li);
-      memcpy(s->lam, s->z + nc, sizeof(double) * nb);
-    }
-    info->lcps++;
+    st = solve_step(s, cfg, dr, info->steps, info, &li);
     if (st < 0) break;
     if (st == SVI_OK_REGULARIZED) info->regularized++;
     info->residual = fmax(info->residual, li.residual);
@@ -208,27 +285,82 @@ int svi_routh_run(svi_impact* s, const svi_routh_config* cfg, const svi_sobol* s
     }
     if (last) break;
   }
+  return st;
+}
 
+/* One attempt: the step loop, the (31) finish if asked, v_out.  Returns the status; *numerical
+ * is set when an LCP failed (as opposed to the run simply not terminating). */
+static int run_attempt(svi_impact* s, const svi_routh_config* cfg, const svi_sobol* sobol,
+                       const draws* dr, int finish_ap, double extra_budget, double* v_out,
+                       svi_sample_info* info, double* traj, int traj_cap, int* traj_len,
+                       int* numerical) {
+  int nb = s->nb, nv = s->nv;
+  memcpy(s->u, s->u0, sizeof(double) * nb);
+  memset(s->Lam, 0, sizeof(double) * nb);
+  info->steps = 0;
+  info->residual = 0;
+  if (traj_len) *traj_len = 0;
+  if (traj && traj_cap > 0) { memcpy(traj, s->v0, sizeof(double) * nv); *traj_len = 1; }
+
+  int st = run_steps(s, cfg, sobol, dr, extra_budget, info, traj, traj_cap, traj_len);
   int colliding = svi_min_normal(s, s->u) < -s->sep_tol;
   info->finish = SVI_FINISH_NONE;
+  *numerical = st < 0;
   if (colliding || st < 0) {
-    int st2 = finish_ap ? finish_with_ap(s, info) : SVI_ERR_MAXITER;
+    int st2 = finish_ap ? finish_with_ap(s, cfg, info) : SVI_ERR_MAXITER;
     info->finish = (finish_ap && st2 == SVI_OK) ? SVI_FINISH_AP : SVI_FINISH_FAIL;
+    if (finish_ap && st2 < 0) *numerical = 1;
   }
-  info->status = st < 0 && info->finish == SVI_FINISH_FAIL ? st : SVI_OK;
-
   memcpy(v_out, s->v0, sizeof(double) * nv);
   svi_matvec_add(nv, nb, s->G, s->Lam, v_out);
   if (traj && traj_len && info->finish == SVI_FINISH_AP && *traj_len < traj_cap) {
     memcpy(traj + (size_t)(*traj_len) * nv, v_out, sizeof(double) * nv);
     (*traj_len)++;
   }
-  double* vn = s->vn;
-  svi_matvec(nc, nv, s->Jbar, v_out, vn);
-  info->min_vn = INFINITY;
-  for (int i = 0; i < nc; i++) info->min_vn = fmin(info->min_vn, vn[i]);
-  info->ke_before = svi_impact_kinetic_energy(s, s->v0);
-  info->ke_after = svi_impact_kinetic_energy(s, v_out);
+  return st < 0 && info->finish == SVI_FINISH_FAIL ? st : SVI_OK;
+}
+
+/* One sample (Algorithm 1; with extra_budget > 0 and finish_ap = 0, one sample of Algorithm 2).
+ * finish_ap: whether an unterminated run is completed with (31).  extra_budget > 0: after the
+ * loop, one more step with l_max = extra_budget 1 if still colliding (Algorithm 2's final step).
+ *
+ * Every attempt's outcome goes through svi_impact_check_outcome; one that fails it, or whose
+ * LCPs fail even after their retries, is re-run with fresh draws (SAMPLE_ATTEMPTS in all).  If
+ * every attempt fails the checks, v_out = v- and the status is SVI_ERR_REJECTED: an outcome the
+ * law does not allow is never returned as accepted. */
+int svi_routh_run(svi_impact* s, const svi_routh_config* cfg, const svi_sobol* sobol,
+                  uint64_t k, int finish_ap, double extra_budget, double* v_out,
+                  svi_sample_info* info, double* traj, int traj_cap, int* traj_len) {
+  memset(info, 0, sizeof(*info));
+  svi_branch rule = resolve_branch(s, cfg->branch);
+  int st = SVI_OK, bad = 0, numerical = 0;
+  for (int a = 0; a < SAMPLE_ATTEMPTS; a++) {
+    /* a retry must not repeat the deterministic Lemke path that just failed */
+    draws dr = {a == 0 ? cfg->seed : svi_rng_u64(cfg->seed, STREAM_RETRY, k * SAMPLE_ATTEMPTS + (uint64_t)a),
+                k, a, a > 0 && rule == SVI_BRANCH_LEMKE ? SVI_BRANCH_RANDOM : rule};
+    if (a > 0) info->sample_retries++;
+    st = run_attempt(s, cfg, sobol, &dr, finish_ap, extra_budget, v_out, info, traj, traj_cap,
+                     traj_len, &numerical);
+    bad = svi_outcome_check(s, v_out, s->Lam, &info->ke_after, &info->min_vn);
+    /* a run that simply did not terminate (Algorithm 2 without the (31) finish) is still
+     * approaching by definition: it is not accepted (the C(q0) removal), not retried */
+    if (info->finish == SVI_FINISH_FAIL && !numerical) bad &= ~SVI_CHECK_APPROACH;
+    info->failed_checks |= bad;
+    if (!bad && !numerical) break;
+  }
+  if (bad) {
+    /* nothing admissible was found: say so, and hand back the pre-impact velocity */
+    memcpy(v_out, s->v0, sizeof(double) * s->nv);
+    memset(s->Lam, 0, sizeof(double) * s->nb);
+    if (traj_len) *traj_len = 0;
+    info->finish = SVI_FINISH_FAIL;
+    st = SVI_ERR_REJECTED;
+    svi_outcome_check(s, v_out, NULL, &info->ke_after, &info->min_vn);
+  }
+  info->status = st;
+  info->ke_before = s->ke0;
+  info->accepted = st == SVI_OK && !numerical && info->finish == SVI_FINISH_NONE &&
+                   info->min_vn >= -s->sep_tol;
   return info->status;
 }
 

@@ -14,6 +14,7 @@ const char* svi_status_string(int status) {
   case SVI_ERR_RESIDUAL:   return "LCP: solution failed the residual check";
   case SVI_ERR_NOMEM:      return "out of memory";
   case SVI_ERR_CAPACITY:   return "problem larger than the workspace capacity";
+  case SVI_ERR_REJECTED:   return "outcome failed the physical checks on every attempt (energy, approach, cone)";
   default:                 return "unknown status";
   }
 }

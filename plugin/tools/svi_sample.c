@@ -504,7 +504,6 @@ int main(int argc, char** argv) {
 
   /* comparison laws */
   double* ap = malloc(sizeof(double) * 64 * nv);
-  double* vseq = malloc(sizeof(double) * nv);
   int nap = 0;
   if (svi_law_simultaneous_all(s, ap, 64, &nap) != SVI_OK)
     nap = svi_law_simultaneous(s, NULL, ap, NULL) >= 0 ? 1 : 0;
@@ -520,23 +519,36 @@ int main(int argc, char** argv) {
     printf("  %s\n", desc);
     ap_pts[k] = (svi_plot_pt){vn[pb.plot_a], vn[pb.plot_b]};
   }
-  int nseq = nc < 8 ? nc : 8;
-  char seq_label[8][64];
-  int* order = malloc(sizeof(int) * (size_t)nc);
+  /* sequential single-contact impacts in every order (all nc! up to 7 contacts, then a seeded
+   * sample of orders): their distinct outcomes */
+  int nseq = 0, seq_max = 64;
+  double* vseq_all = malloc(sizeof(double) * (size_t)seq_max * nv);
+  svi_sequential_stats sst;
+  memset(&sst, 0, sizeof(sst));
+  svi_law_sequential_all(s, 1000, 0, o.seed, vseq_all, seq_max, &nseq, &sst);
+  printf("  sequential impacts, %lld order(s)%s: %d distinct outcome(s)%s\n", sst.orders,
+         sst.exhaustive ? " (every order)" : " (a seeded sample of the orders)", nseq,
+         sst.unterminated ? " (some orders do not terminate: counted, not drawn)" : "");
+  if (sst.unterminated) printf("    %lld order(s) did not terminate within 1000 single impacts\n", sst.unterminated);
+  if (nseq > seq_max) nseq = seq_max;
+  int nseq_plot = nseq < 8 ? nseq : 8;
+  char seq_label[8][256];
   for (int f = 0; f < nseq; f++) {
-    int rounds = 0;
-    for (int i = 0; i < nc; i++) order[i] = (f + i) % nc;
-    int sr = svi_law_sequential(s, order, 1000, vseq, &rounds);
-    svi_impact_normal_velocity(s, vseq, vn);
-    svi_classify(s, vseq, cls);
+    double* vs = vseq_all + (size_t)f * nv;
+    svi_impact_normal_velocity(s, vs, vn);
+    svi_classify(s, vs, cls);
     describe(&pb, cls, desc, sizeof(desc));
-    printf("  sequential from %s (%d impacts%s): %-6s J_n v+ = ", pb.cname[f], rounds,
-           sr == SVI_OK ? "" : ", did not terminate", nc < MAX_CLS ? cls : "");
-    print_vn(vn, nc);
-    printf("  %s\n", desc);
-    seq_pts[f] = (svi_plot_pt){vn[pb.plot_a], vn[pb.plot_b]};
-    snprintf(seq_label[f], sizeof(seq_label[f]), "Sequential, %s first", pb.cname[f]);
+    if (f < 12) {
+      printf("    %-6s J_n v+ = ", nc < MAX_CLS ? cls : "");
+      print_vn(vn, nc);
+      printf("  %s\n", desc);
+    }
+    if (f < nseq_plot) {
+      seq_pts[f] = (svi_plot_pt){vn[pb.plot_a], vn[pb.plot_b]};
+      snprintf(seq_label[f], sizeof(seq_label[f]), "Sequential: %.200s", desc);
+    }
   }
+  if (nseq > 12) printf("    ... %d more\n", nseq - 12);
   if (pb.has_native) {
     printf("  native MuJoCo from the same state: J_n v+ = ");
     print_vn(pb.native_vn, nc);
@@ -607,7 +619,7 @@ int main(int argc, char** argv) {
     svi_plot_series ser[10];
     int nser = 0;
     ser[nser++] = (svi_plot_series){"Anitescu-Potra (simultaneous)", 0.1, 0.3, 0.9, 1, ap_pts, nap};
-    for (int f = 0; f < nseq; f++)
+    for (int f = 0; f < nseq_plot; f++)
       ser[nser++] = (svi_plot_series){seq_label[f], seqcol[f][0], seqcol[f][1], seqcol[f][2],
                                       f == 0 ? 2 : 3, &seq_pts[f], 1};
     if (pb.has_native)
@@ -622,7 +634,7 @@ int main(int argc, char** argv) {
     else rc = -1;
     free(cloud); free(path); free(traj); free(va); free(vb); free(vout);
   }
-  free(V); free(acc); free(lcps); free(vn); free(vn0); free(cls); free(cc); free(ap); free(vseq); free(order);
+  free(V); free(acc); free(lcps); free(vn); free(vn0); free(cls); free(cc); free(ap); free(vseq_all);
   free(pb.M); free(pb.Jn); free(pb.Jt); free(pb.mu); free(pb.v); free(pb.cname); free(pb.native_vn);
   svi_impact_destroy(s);
   return rc < 0 ? 1 : 0;

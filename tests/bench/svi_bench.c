@@ -1,6 +1,8 @@
 /* svi_bench.c -- the benchmark tables of docs/benchmarks.md.
  *
  *   svi-bench [--quick] [--markdown] [--propagative]
+ *   svi-bench --one EXAMPLE auto|lemke|random|enumerate K    only K samples of Algorithm 1 (for
+ *                                                            callgrind's instruction counts)
  *
  * 1. Per reference problem: LCPs per sample, us per sample (median and mean over individually
  *    timed samples, one thread), us per LCP, next to the paper's Table 3.
@@ -90,8 +92,8 @@ static void table_per_sample(int K) {
 
 static void table_alg2(int maxlog) {
   printf("\n## 2. Algorithm 2 wall time (Sobol budgets, paper's h and N, branch auto)\n\n");
-  printf("| problem | samples | 1 thread (s) | 2 threads (s) | speed-up | accepted | identical |\n");
-  printf("|---|---|---|---|---|---|---|\n");
+  printf("| problem | samples | 1 thread (s) | 2 threads (s) | speed-up | accepted | rejected | LCP rejects | step / sample retries | identical |\n");
+  printf("|---|---|---|---|---|---|---|---|---|---|\n");
   for (int e = 0; e < svi_example_count(); e++) {
     svi_example ex;
     svi_example_get(svi_example_name(e), &ex);
@@ -111,9 +113,10 @@ static void table_alg2(int maxlog) {
       c.threads = 2;
       svi_approximate(&def, &c, V2, NULL, NULL, &s2);
       int same = !memcmp(V1, V2, sizeof(double) * (size_t)M * def.nv);
-      printf("| %s | 2^%d | %.3f | %.3f | %.2fx | %.2f%% | %s |\n", ex.name, lg, s1.wall_seconds,
-             s2.wall_seconds, s1.wall_seconds / s2.wall_seconds, 100.0 * s2.accepted / M,
-             same ? "yes" : "NO");
+      printf("| %s | 2^%d | %.3f | %.3f | %.2fx | %.2f%% | %lld | %lld | %lld / %lld | %s |\n", ex.name, lg,
+             s1.wall_seconds, s2.wall_seconds, s1.wall_seconds / s2.wall_seconds,
+             100.0 * s2.accepted / M, s2.rejected, s2.lcp_rejects, s2.step_retries,
+             s2.sample_retries, same ? "yes" : "NO");
       free(V1);
       free(V2);
     }
@@ -270,7 +273,30 @@ static void table_propagative(int K) {
   free(t);
 }
 
+/* K samples of one example under one rule, nothing else: what a profiler should see */
+static int run_one(const char* name, const char* rule, long long K) {
+  svi_example ex;
+  if (svi_example_get(name, &ex) != SVI_OK) { fprintf(stderr, "unknown example %s\n", name); return 2; }
+  svi_problem_def def = svi_example_problem(&ex);
+  svi_impact* s = svi_impact_create(def.nv, def.nc, def.nt);
+  svi_impact_setup(s, &def, NULL, 0);
+  svi_routh_config c = svi_routh_default_config();
+  c.step_abs = ex.h;
+  c.max_steps = ex.N;
+  c.branch = !strcmp(rule, "lemke") ? SVI_BRANCH_LEMKE : !strcmp(rule, "random") ? SVI_BRANCH_RANDOM
+           : !strcmp(rule, "enumerate") ? SVI_BRANCH_ENUMERATE : SVI_BRANCH_AUTO;
+  double v[SVI_EX_MAX_NV], sum = 0;
+  for (long long k = 0; k < K; k++) {
+    svi_routh_sample(s, &c, NULL, (uint64_t)k, v, NULL, NULL, 0, NULL);
+    sum += v[0];
+  }
+  printf("%lld samples of %s (%s), sum of v+[0] %.17g\n", K, name, branch_name(c.branch), sum);
+  svi_impact_destroy(s);
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 5 && !strcmp(argv[1], "--one")) return run_one(argv[2], argv[3], atoll(argv[4]));
   int quick = argc > 1 && !strcmp(argv[1], "--quick");
   if (argc > 1 && !strcmp(argv[argc - 1], "--propagative")) {   /* table 4 only */
     table_propagative(quick ? 5000 : 100000);
