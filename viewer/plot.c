@@ -242,8 +242,8 @@ void vw_draw_inset(viewer* v) {
 }
 
 /* --------------------------------------------------------------------------------------------- */
-/* Picking in the inset: the ghosts' outcomes first, then the set's points, within 10 pixels.
- * Returns a set index, or -(ghost + 2) for a ghost's outcome, -1 for nothing. */
+/* Picking in the inset: the nearest of the ghosts' outcomes and the set's points within 10 pixels
+ * (a ghost's outcome on a tie).  Returns a set index, -(ghost + 2) for a ghost's, -1 for none. */
 int vw_inset_point_at(viewer* v, double x, double y) {
   if (!vw_inset_visible(v) || !vw_alts_ready(v, VW_STAGE_GHOSTS)) return -1;
   const vw_alts* a = v->alts;
@@ -253,9 +253,8 @@ int vw_inset_point_at(viewer* v, double x, double y) {
   for (int k = 0; k < a->nghost; k++) {
     to_pixel(v, lo, hi, a->ghost[k].vn[a->axis[0]], a->dim == 2 ? a->ghost[k].vn[a->axis[1]] : 0, &px, &py);
     double dd = hypot(px - x, py - y);
-    if (dd < best) { best = dd; hit = -(k + 2); }
+    if (dd <= best) { best = dd; hit = -(k + 2); }
   }
-  if (hit != -1) return hit;
   for (int k = 0; k < a->nset; k++) {
     to_pixel(v, lo, hi, a->set_pt[k][0], a->set_pt[k][1], &px, &py);
     double dd = hypot(px - x, py - y);

@@ -173,7 +173,8 @@ static void add_ghosts(viewer* v, const mjData* shown) {
       float pos[3], mat[9];
       for (int c = 0; c < 3; c++) pos[c] = (float)shown->geom_xpos[3 * id + c];
       for (int c = 0; c < 9; c++) mat[c] = (float)shown->geom_xmat[9 * id + c];
-      if (same_place(src, pos, mat, tol, 2e-3)) continue;   /* where the body is: would only z-fight */
+      /* a blue ghost where the body is would only cover it; the current outcome is always drawn */
+      if (r < K && same_place(src, pos, mat, tol, 2e-3)) continue;
       mjvGeom* g = v->scn.geoms + v->scn.ngeom++;
       *g = *src;
       g->label[0] = 0;
@@ -263,9 +264,9 @@ int vw_ghost_at(viewer* v, double x, double y, int* geom) {
     memcpy(v->pick->qpos, range_qpos(v, k), sizeof(mjtNum) * (size_t)v->m->nq);
     mj_kinematics(v->m, v->pick);
     mjtNum sel[3];
-    int g = -1;
+    int g = -1, flex = -1, skin = -1;
     int body = mjv_select(v->m, v->pick, &v->opt, (mjtNum)r.width / r.height, (x - r.left) / r.width,
-                          (y - r.bottom) / r.height, &v->scn, sel, &g, NULL, NULL);
+                          (y - r.bottom) / r.height, &v->scn, sel, &g, &flex, &skin);
     int slot = k == K ? VW_MAX_GHOSTS : k;
     if (body <= 0 || g < 0 || !v->gdrawn[slot * (v->m->ngeom + 1) + g]) continue;
     double dist = sqrt((sel[0] - cam[0]) * (sel[0] - cam[0]) + (sel[1] - cam[1]) * (sel[1] - cam[1]) +
@@ -277,7 +278,7 @@ int vw_ghost_at(viewer* v, double x, double y, int* geom) {
 
 /* world point to window pixel (GL, bottom-left origin) through the scene's camera, as mjr_render
  * sets up its frustum */
-static int project(const viewer* v, const float p[3], double* x, double* y) {
+int vw_project(const viewer* v, const float p[3], double* x, double* y) {
   mjvGLCamera c = mjv_averageCamera(v->scn.camera, v->scn.camera + 1);
   const mjrRect r = v->uis.rect[3];
   double right[3] = {c.forward[1] * c.up[2] - c.forward[2] * c.up[1],
@@ -295,25 +296,27 @@ static int project(const viewer* v, const float p[3], double* x, double* y) {
   return 0;
 }
 
-/* A window point on ghost k (the current outcome for k = nghost): its drawn geom farthest from
- * the body, checked by picking it back. */
+/* A window point where a click picks ghost k (the current outcome for k = nghost): points over
+ * its drawn geoms (centres, then towards their edges), checked by picking them back.  Returns -1
+ * if every point is covered by another ghost. */
 int vw_ghost_where(viewer* v, int k, double* x, double* y) {
+  static const float offs[9][2] = {{0, 0}, {.8f, 0}, {-.8f, 0}, {0, .8f}, {0, -.8f},
+                                   {.55f, .55f}, {-.55f, .55f}, {.55f, -.55f}, {-.55f, -.55f}};
   int K = v->ghosts_cached_for;
   if (K < 0 || k < 0 || k > K) return -1;
   if (k < K && v->gmerged[k] >= 0) k = v->gmerged[k];   /* drawn together with another */
   int slot = k == K ? VW_MAX_GHOSTS : k, ng = v->m->ngeom;
-  double far = -1;
-  for (int i = v->gstart[k]; i < v->gstart[k + 1]; i++) {
-    const mjvGeom* g = v->gscn.geoms + i;
-    if (g->objid < 0 || g->objid >= ng || !v->gdrawn[slot * (ng + 1) + g->objid]) continue;
-    double d = 0;
-    const mjtNum* at = vw_shown_data(v)->geom_xpos + 3 * g->objid;
-    for (int c = 0; c < 3; c++) d += (g->pos[c] - at[c]) * (g->pos[c] - at[c]);
-    double px, py;
-    if (d > far && project(v, g->pos, &px, &py) == 0) { far = d; *x = px; *y = py; }
-  }
-  if (far < 0) return -1;
-  return vw_ghost_at(v, *x, *y, NULL) == k ? 0 : 1;   /* 1: another ghost is in front there */
+  for (int o = 0; o < 9; o++)
+    for (int i = v->gstart[k]; i < v->gstart[k + 1]; i++) {
+      const mjvGeom* g = v->gscn.geoms + i;
+      if (g->objid < 0 || g->objid >= ng || !v->gdrawn[slot * (ng + 1) + g->objid]) continue;
+      float p[3];
+      for (int c = 0; c < 3; c++)   /* along the geom's local x and y axes (mat is row-major) */
+        p[c] = g->pos[c] + offs[o][0] * g->size[0] * g->mat[3 * c] + offs[o][1] * g->size[1] * g->mat[3 * c + 1];
+      double px, py;
+      if (vw_project(v, p, &px, &py) == 0 && vw_ghost_at(v, px, py, NULL) == k) { *x = px; *y = py; return 0; }
+    }
+  return -1;
 }
 
 /* a click on ghost k: continue from exactly that outcome (its seed, the set's law) */

@@ -12,15 +12,19 @@
  *   click X Y [right] [ctrl] [shift]   dclick X Y [...]   drag X0 Y0 X1 Y1 [right] [ctrl]
  *   click-button NAME        a click on the panel item labelled NAME (case-insensitive)
  *   pick K                   a click on inset point K
- *   ghost K                  a click on ghost K (-1: the current outcome's ghost)
+ *   ghost K | drawn N        a click on ghost K (-1: the current outcome's), or on the N-th blue
+ *                            ghost drawn on its own
  *   select I                 select event I
  *   seed S                   the next Resample uses seed S
  *   screenshot PATH          the window as a PNG
  *   print                    the state line
- *   where button NAME | inset K | ghost K      the window pixel of a target
+ *   where button NAME | inset K | ghost K | ghost drawn N | body I   the window pixel of a target
  *   await-alts MS            render until the selected impact's alternatives are complete
- *   await-click MS           render until a person's resample or pick happened and its replay ended
+ *   await-click MS [T]       render until a person's resample or pick happened and its replay
+ *                            ended (or shows T s after the impact)
+ *   await-replay T           render until the replay shows T s after the impact (or ended)
  *   wait-replay              render until the replay ends
+ *   where inset-box          the inset's rectangle: left, top, right, bottom
  *   repeat N ACTION ...      the action N times
  *   fps N [play] [orbit] [idle]   N frames while the alternatives are recomputed in the
  *                            background (play: running; orbit: the camera turns, so every frame is
@@ -98,8 +102,16 @@ static void gl_to_window(viewer* v, double gx, double gy, double* x, double* y) 
   *y = (fh - gy) / ratio;
 }
 
+/* the n-th blue ghost drawn on its own (not merged with another), from 1 */
+static int drawn_ghost(const viewer* v, int n) {
+  for (int k = 0; k < v->ghosts_cached_for; k++)
+    if (v->gmerged[k] < 0 && --n == 0) return k;
+  return -2;
+}
+
 static int ghost_window_point(viewer* v, int k, double* x, double* y) {
   int K = v->ghosts_cached_for;
+  if (k == -2) return -1;
   if (k < 0) k = K;
   double gx, gy;
   if (K < 0 || vw_ghost_where(v, k, &gx, &gy) < 0) return -1;
@@ -115,12 +127,23 @@ static void frames_until(viewer* v, int (*done)(viewer*), double ms) {
   }
 }
 
+/* the selected impact's alternatives are complete (runs until an impact happens first) */
 static int alts_done(viewer* v) {
-  return !vw_selected_event(v) || (vw_alts_ready(v, VW_STAGE_SET) && (!v->show_ghosts || vw_current_ready(v)));
+  if (!v->has_plugin) return 1;
+  return vw_selected_event(v) && vw_alts_ready(v, VW_STAGE_SET) && (!v->show_ghosts || vw_current_ready(v));
 }
 static int replay_done(viewer* v) { return !v->replay.phase; }
 static int await_start;
-static int click_done(viewer* v) { return v->user_actions > await_start && !v->replay.phase && v->click_t0 == 0; }
+static double await_at = -1;   /* > 0: stop when the replay shows this long after the impact */
+
+static int replay_reached(viewer* v) {
+  if (await_at < 0) return !v->replay.phase;
+  return !v->replay.phase || (v->replay.phase >= VW_REPLAY_POST && vw_shown_time(v) >= v->replay.t_event + await_at - 1e-9);
+}
+
+static int click_done(viewer* v) {
+  return v->user_actions > await_start && v->click_t0 == 0 && replay_reached(v);
+}
 
 /* --------------------------------------------------------------------------------------------- */
 static void print_where(viewer* v, const char* what, const char* arg) {
@@ -132,7 +155,25 @@ static void print_where(viewer* v, const char* what, const char* arg) {
     vw_inset_point_where(v, atoi(arg), &gx, &gy);
     gl_to_window(v, gx, gy, &x, &y);
     ok = 0;
-  } else if (!strcasecmp(what, "ghost")) ok = ghost_window_point(v, atoi(arg), &x, &y) >= 0 ? 0 : -1;
+  } else if (!strcasecmp(what, "ghost")) {
+    int k = !strncasecmp(arg, "drawn", 5) ? drawn_ghost(v, atoi(arg + 5)) : atoi(arg);
+    ok = ghost_window_point(v, k, &x, &y) >= 0 ? 0 : -1;
+  } else if (!strcasecmp(what, "body") && atoi(arg) > 0 && atoi(arg) < v->m->nbody) {
+    double gx, gy;
+    float p[3];
+    for (int c = 0; c < 3; c++) p[c] = (float)vw_shown_data(v)->xpos[3 * atoi(arg) + c];
+    ok = vw_project(v, p, &gx, &gy);
+    gl_to_window(v, gx, gy, &x, &y);
+  }
+  else if (!strcasecmp(what, "inset-box") && vw_inset_visible(v)) {   /* left top right bottom */
+    mjrRect r = vw_inset_rect(v);
+    double x1, y1;
+    gl_to_window(v, r.left, r.bottom + r.height, &x, &y);
+    gl_to_window(v, r.left + r.width, r.bottom, &x1, &y1);
+    printf("where inset-box box=%.0f,%.0f,%.0f,%.0f ok\n", x, y, x1, y1);
+    fflush(stdout);
+    return;
+  }
   printf("where %s %s x=%.0f y=%.0f %s\n", what, arg, x, y, ok == 0 ? "ok" : "missing");
   fflush(stdout);
 }
@@ -242,8 +283,9 @@ static int run_line(viewer* v, char* line) {
     frames_until(v, alts_done, 20000);
     vw_frame(v);
     double x, y;
-    if (ghost_window_point(v, (int)a, &x, &y) >= 0) click_at(v, x, y, GLFW_MOUSE_BUTTON_LEFT, 0);
-    else fprintf(stderr, "script: ghost %d is not on screen\n", (int)a);
+    int k = !strncasecmp(rest, "drawn", 5) ? drawn_ghost(v, atoi(rest + 5)) : (int)a;
+    if (ghost_window_point(v, k, &x, &y) >= 0) click_at(v, x, y, GLFW_MOUSE_BUTTON_LEFT, 0);
+    else fprintf(stderr, "script: ghost '%s' is not on screen\n", rest);
   } else if (!strcmp(cmd, "select")) vw_select_event(v, (int)a);
   else if (!strcmp(cmd, "seed")) v->next_seed = strtoull(rest, NULL, 10);
   else if (!strcmp(cmd, "screenshot")) { vw_frame(v); vw_render(v); vw_screenshot(v, rest); }
@@ -254,8 +296,16 @@ static int run_line(viewer* v, char* line) {
     sscanf(rest, "%31s %n", what, &off);
     print_where(v, what, rest + off);
   } else if (!strcmp(cmd, "await-alts")) frames_until(v, alts_done, n >= 1 ? a : 20000);
-  else if (!strcmp(cmd, "await-click")) { await_start = v->user_actions; frames_until(v, click_done, n >= 1 ? a : 20000); }
-  else if (!strcmp(cmd, "wait-replay")) frames_until(v, replay_done, 20000);
+  else if (!strcmp(cmd, "await-click")) {
+    await_start = v->user_actions;
+    await_at = n >= 2 ? b : -1;
+    frames_until(v, click_done, n >= 1 ? a : 20000);
+    await_at = -1;
+  } else if (!strcmp(cmd, "await-replay")) {
+    await_at = a;
+    frames_until(v, replay_reached, 20000);
+    await_at = -1;
+  } else if (!strcmp(cmd, "wait-replay")) frames_until(v, replay_done, 20000);
   else if (!strcmp(cmd, "repeat")) repeat_action(v, rest);
   else if (!strcmp(cmd, "fps"))
     fps_action(v, (int)a, strstr(rest, "play") != NULL, strstr(rest, "idle") != NULL, strstr(rest, "orbit") != NULL);

@@ -57,10 +57,16 @@ int vw_event_shown(const viewer* v, const svi_event* e) {
 }
 
 void vw_print_state(viewer* v, const char* what) {
-  printf("%s time=%.6f events=%d selected=%d running=%d replay=%d ghosts=%d inset=%d resample=%s "
-         "state=%016llx\n", what, v->d->time, v->in ? svi_event_count(v->in) : 0, v->selected,
-         v->run, v->replay.phase != VW_REPLAY_OFF, v->ghosts_drawn, vw_inset_visible(v),
-         v->resample_ok ? "enabled" : "disabled", vw_state_hash(v->m, v->d));
+  const svi_event* e = vw_selected_event(v);
+  printf("%s time=%.6f events=%d selected=%d law=%s running=%d replay=%d ghosts=%d inset=%d resample=%s "
+         "speed=%g camera=%s body=%d panel=%d message=\"%s\" state=%016llx shown=%016llx shown_time=%.6f\n",
+         what, v->d->time,
+         v->in ? svi_event_count(v->in) : 0, v->selected, e ? svi_law_name(e->law) : "-", v->run,
+         v->replay.phase != VW_REPLAY_OFF, v->ghosts_drawn, vw_inset_visible(v),
+         v->resample_ok ? "enabled" : "disabled", vw_speed_percent[v->speed_index],
+         v->cam.type == mjCAMERA_TRACKING ? "tracking" : v->cam.type == mjCAMERA_FIXED ? "fixed" : "free",
+         v->pert.select, v->ui0_enable, v->message,
+         vw_state_hash(v->m, v->d), vw_state_hash(v->m, vw_shown_data(v)), vw_shown_time(v));
   fflush(stdout);
 }
 

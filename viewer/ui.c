@@ -689,11 +689,19 @@ static void hud_event_lines(viewer* v, const svi_event* e, char* t, char* c, int
   outcome_words(e, out, sizeof(out));
   ghost_lines(v, e, ghosts, sizeof(ghosts));
   snprintf(sel, sizeof(sel), "#%d at %.4f s (%d of %d)", e->index, e->time, v->selected + 1, svi_event_count(v->in));
-  double de = e->ke_before > 0 ? 100 * (e->ke_after - e->ke_before) / e->ke_before : 0;
+  char energy[80] = "not measured (left to MuJoCo)", solver[80] = "MuJoCo's constraint solver";
+  if (isfinite(e->ke_before) && isfinite(e->ke_after)) {
+    double de = e->ke_before > 0 ? 100 * (e->ke_after - e->ke_before) / e->ke_before : 0;
+    snprintf(energy, sizeof(energy), "%.4g J -> %.4g J (%+.0f %%)", e->ke_before, e->ke_after, de);
+  }
+  if (e->law == SVI_LAW_SETVALUED)
+    snprintf(solver, sizeof(solver), "%d LCP%s (one per Routh step)", e->lcps, e->lcps == 1 ? "" : "s");
+  else if (e->law != SVI_LAW_NATIVE)
+    snprintf(solver, sizeof(solver), "%d LCP%s", e->lcps, e->lcps == 1 ? "" : "s");
+  if (e->law == SVI_LAW_NATIVE) snprintf(out, sizeof(out), "left to MuJoCo");
   snprintf(t, (size_t)n, "Impact\nLaw\nOutcome\nEnergy\nSolver\nGhosts\n ");
-  snprintf(c, (size_t)n, "%s\n%s, seed %llu\n%s\n%.4g J -> %.4g J (%+.0f %%)\n%d LCPs (one per Routh step)\n%s",
-           sel, svi_law_name(e->law), (unsigned long long)e->seed, out, e->ke_before, e->ke_after, de,
-           e->lcps, ghosts);
+  snprintf(c, (size_t)n, "%s\n%s, seed %llu\n%s\n%s\n%s\n%s", sel, svi_law_name(e->law),
+           (unsigned long long)e->seed, out, energy, solver, ghosts);
 }
 
 static void hud_text(viewer* v, char* t, char* c, int n) {

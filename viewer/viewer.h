@@ -279,6 +279,7 @@ void vw_scene_update(viewer* v);
 void vw_ghosts_cache(viewer* v);
 int vw_ghost_at(viewer* v, double x, double y, int* geom);
 int vw_ghost_where(viewer* v, int k, double* x, double* y);
+int vw_project(const viewer* v, const float p[3], double* x, double* y);
 void vw_pick_ghost(viewer* v, int k);
 void vw_contact_name(const mjModel* m, const svi_event* e, int k, char* buf, int n);
 
