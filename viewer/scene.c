@@ -179,7 +179,7 @@ static void add_ghosts(viewer* v, const mjData* shown) {
       *g = *src;
       g->label[0] = 0;
       toward_camera(v, g, r == K ? K + 2 : r + 1);
-      if (r == K) tint(g, CURRENT_RGB, 0.45f);
+      if (r == K) tint(g, CURRENT_RGB, 0.35f);
       else tint(g, GHOST_RGB, 0.14f + 0.06f * (float)fmin(v->gcount[r] - 1, 4));
       if (!drawn) ghost_label(v, r, K, g);
       v->gdrawn[slot * (ng + 1) + id] = 1;

@@ -30,6 +30,8 @@
  *                            background (play: running; orbit: the camera turns, so every frame is
  *                            rendered; idle: no recomputation)
  *   latency N                N clicks on Resample: click to the new outcome on screen
+ *   realtime on|off          pace the simulation by the wall clock, as for a person (default off:
+ *                            1/60 s per frame, reproducible)
  *   quit
  */
 #include <math.h>
@@ -310,6 +312,7 @@ static int run_line(viewer* v, char* line) {
   else if (!strcmp(cmd, "fps"))
     fps_action(v, (int)a, strstr(rest, "play") != NULL, strstr(rest, "idle") != NULL, strstr(rest, "orbit") != NULL);
   else if (!strcmp(cmd, "latency")) latency_action(v, (int)a);
+  else if (!strcmp(cmd, "realtime")) { v->wall_pacing = !strcmp(rest, "on"); v->wall_prev = 0; }
   else if (!strcmp(cmd, "quit")) return 0;
   else fprintf(stderr, "script: unknown action '%s'\n", cmd);
   return 1;

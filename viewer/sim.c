@@ -59,11 +59,12 @@ int vw_event_shown(const viewer* v, const svi_event* e) {
 void vw_print_state(viewer* v, const char* what) {
   const svi_event* e = vw_selected_event(v);
   printf("%s time=%.6f events=%d selected=%d law=%s running=%d replay=%d ghosts=%d inset=%d resample=%s "
-         "speed=%g camera=%s body=%d panel=%d message=\"%s\" state=%016llx shown=%016llx shown_time=%.6f\n",
+         "speed=%g actual=%.0f camera=%s body=%d panel=%d message=\"%s\" state=%016llx shown=%016llx "
+         "shown_time=%.6f\n",
          what, v->d->time,
          v->in ? svi_event_count(v->in) : 0, v->selected, e ? svi_law_name(e->law) : "-", v->run,
          v->replay.phase != VW_REPLAY_OFF, v->ghosts_drawn, vw_inset_visible(v),
-         v->resample_ok ? "enabled" : "disabled", vw_speed_percent[v->speed_index],
+         v->resample_ok ? "enabled" : "disabled", vw_speed_percent[v->speed_index], v->rt_actual,
          v->cam.type == mjCAMERA_TRACKING ? "tracking" : v->cam.type == mjCAMERA_FIXED ? "fixed" : "free",
          v->pert.select, v->ui0_enable, v->message,
          vw_state_hash(v->m, v->d), vw_state_hash(v->m, vw_shown_data(v)), vw_shown_time(v));
@@ -240,8 +241,9 @@ static void apply_perturbation(viewer* v) {
  * what the simulation actually achieved. */
 void vw_advance(viewer* v, double wall_dt) {
   double speed = vw_speed_percent[v->speed_index] / 100.0;
-  double dt = (v->scripted ? v->sim_per_frame : fmin(wall_dt, 0.1)) * speed;
-  double budget = v->scripted ? 0 : STEP_BUDGET_MS;
+  int fixed = v->scripted && !v->wall_pacing;
+  double dt = (fixed ? v->sim_per_frame : fmin(wall_dt, 0.1)) * speed;
+  double budget = fixed ? 0 : STEP_BUDGET_MS;
   apply_perturbation(v);
   if (v->replay.phase) { replay_advance(v, dt, budget); vw_native_follow(v); return; }
   if (!v->run) { v->rt_sim = v->rt_wall = 0; return; }
@@ -249,7 +251,7 @@ void vw_advance(viewer* v, double wall_dt) {
   while (v->run && v->d->time < t_to - 1e-12 && (budget <= 0 || vw_now_ms() - t0 < budget)) vw_step(v);
   vw_native_follow(v);
   v->rt_sim += v->d->time - t_start;
-  v->rt_wall += v->scripted ? v->sim_per_frame : wall_dt;
+  v->rt_wall += fixed ? v->sim_per_frame : wall_dt;
   if (v->rt_wall > 0.5) {
     v->rt_actual = 100 * v->rt_sim / v->rt_wall;
     v->rt_sim = v->rt_wall = 0;

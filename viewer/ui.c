@@ -721,7 +721,7 @@ static const char *panel_titles, *panel_values;
 
 static void draw_text_panel(viewer* v, mjrRect r) { vw_text_panel(v, r, panel_titles, panel_values); }
 
-static void text_overlay(viewer* v, mjrRect area, const char* titles, const char* values) {
+static mjrRect text_overlay(viewer* v, mjrRect area, const char* titles, const char* values) {
   mjrRect r = vw_text_panel_size(v, titles, values);
   r.left = area.left;
   r.bottom = area.bottom + area.height - r.height;
@@ -730,6 +730,7 @@ static void text_overlay(viewer* v, mjrRect area, const char* titles, const char
   panel_titles = titles;
   panel_values = values;
   vw_cached_panel(v, VW_AUX_HUD, r, h, draw_text_panel);
+  return r;
 }
 
 static const char HELP_KEYS[] =
@@ -751,9 +752,10 @@ static void info_text(viewer* v, char* t, char* c, int n) {
   svi_counters k = {0};
   if (v->in) k = svi_instance_counters(v->in);
   int steps = d->timer[mjTIMER_STEP].number;
-  double cpu = steps ? d->timer[mjTIMER_STEP].duration / steps : 0;
+  char cpu[40] = "- (paused)";
+  if (steps) snprintf(cpu, sizeof(cpu), "%.3g ms per step", d->timer[mjTIMER_STEP].duration / steps);
   snprintf(t, (size_t)n, "Time\nSpeed\nSize\nCPU\nFPS\nMemory\nImpacts\nLCPs");
-  snprintf(c, (size_t)n, "%.3f s\n%g %% wanted, %.0f %% actual\n%d  (%d con)\n%.3f ms per step\n%.0f\n%.1f%% of %s\n%lld (%d in log)\n%lld",
+  snprintf(c, (size_t)n, "%.3f s\n%g %% wanted, %.0f %% actual\n%d  (%d con)\n%s\n%.0f\n%.1f%% of %s\n%lld (%d in log)\n%lld",
            d->time, vw_speed_percent[v->speed_index], v->rt_actual, d->nefc, d->ncon, cpu, v->fps,
            100 * d->maxuse_arena / (double)(d->narena ? d->narena : 1), mju_writeNumBytes(d->narena),
            k.events, v->in ? svi_event_count(v->in) : 0, k.lcps);
@@ -798,7 +800,15 @@ void vw_profiler_init(viewer* v) {
   f->range[1][1] = 0.05f;
 }
 
-static void top_labels(viewer* v, mjrRect r) {
+/* The big labels at the top right (PAUSE, REPLAY, the speed), below the HUD (hud: its width)
+ * when they would overlap it; returns how far down they reach. */
+static int big_width(const viewer* v, const char* s) {
+  int w = 0;
+  for (; *s; s++) if ((unsigned char)*s < 127) w += v->con.charWidthBig[(unsigned char)*s];
+  return w;
+}
+
+static int top_labels(viewer* v, mjrRect r, mjrRect hud) {
   char label[80] = "", rt[64] = "";
   const svi_event* e = vw_selected_event(v);
   if (v->replay.phase) snprintf(label, sizeof(label), "REPLAY impact #%d", v->replay.index);
@@ -806,20 +816,23 @@ static void top_labels(viewer* v, mjrRect r) {
     if (e && fabs(v->d->time - e->time) <= 2 * v->m->opt.timestep) snprintf(label, sizeof(label), "PAUSE at impact #%d", e->index);
     else snprintf(label, sizeof(label), "PAUSE");
   }
-  if (label[0]) mjr_overlay(mjFONT_BIG, mjGRID_TOPRIGHT, r, label, NULL, &v->con);
   float want = vw_speed_percent[v->speed_index], actual = (float)v->rt_actual;
   int misaligned = v->run && actual > 0 && fabsf(actual - want) > 0.1f * want;
   if (want != 100 || misaligned) {
     int len = snprintf(rt, sizeof(rt), "%g%%", want);
     if (misaligned) snprintf(rt + len, sizeof(rt) - (size_t)len, " (actual %.0f%%)", actual);
-    mjrRect below = {r.left, r.bottom, r.width, r.height - (label[0] ? v->con.charHeightBig + 14 : 0)};
-    mjr_overlay(mjFONT_BIG, mjGRID_TOPRIGHT, below, rt, NULL, &v->con);
   }
+  int widest = big_width(v, label) > big_width(v, rt) ? big_width(v, label) : big_width(v, rt);
+  int top = hud.left + hud.width + widest + 30 > r.left + r.width ? hud.height : 0, lh = v->con.charHeightBig + 14;
+  mjrRect at = {r.left, r.bottom, r.width, r.height - top};
+  if (label[0]) { mjr_overlay(mjFONT_BIG, mjGRID_TOPRIGHT, at, label, NULL, &v->con); at.height -= lh; }
+  if (rt[0]) { mjr_overlay(mjFONT_BIG, mjGRID_TOPRIGHT, at, rt, NULL, &v->con); at.height -= lh; }
   if (v->message[0] && vw_now_ms() > v->message_until) v->message[0] = 0;
   if (v->message[0]) {   /* above the timeline, where it covers nothing else */
     mjrRect above = {r.left, r.bottom + 56, r.width, r.height - 56};
     mjr_overlay(mjFONT_NORMAL, mjGRID_BOTTOM, above, v->message, NULL, &v->con);
   }
+  return r.height - at.height;
 }
 
 /* Is the scene the same as the one last rendered?  Geoms (up to the fields mjr_render itself
@@ -917,10 +930,11 @@ void vw_render(viewer* v) {
   vw_draw_timeline(v);
   vw_draw_inset(v);
   mjrRect above = {r.left, r.bottom + 52, r.width, r.height - 52};   /* above the timeline */
-  top_labels(v, r);
   static char t[400], c[1600];   /* render thread only */
-  if (v->help) text_overlay(v, r, HELP_KEYS, HELP_TEXT);
-  else { hud_text(v, t, c, sizeof(c)); text_overlay(v, r, t, c); }
+  mjrRect hud;
+  if (v->help) hud = text_overlay(v, r, HELP_KEYS, HELP_TEXT);
+  else { hud_text(v, t, c, sizeof(c)); hud = text_overlay(v, r, t, c); }
+  int labels = top_labels(v, r, hud);
   if (v->info) {
     char it[300], ic[600];
     info_text(v, it, ic, sizeof(ic));
@@ -928,7 +942,7 @@ void vw_render(viewer* v) {
   }
   if (v->profiler) {
     profiler_update(v);
-    mjrRect fr = {r.left + r.width - r.width / 3, r.bottom + r.height - r.height / 3, r.width / 3, r.height / 3};
+    mjrRect fr = {r.left + r.width - r.width / 3, r.bottom + r.height - labels - r.height / 3, r.width / 3, r.height / 3};
     mjr_figure(fr, &v->fig_cpu, &v->con);
   }
   clear_timers(v->d);

@@ -212,6 +212,7 @@ typedef struct viewer {
   int want_cur_law;
   /* --- scripted and measured (script.c) --- */
   int scripted;
+  int wall_pacing;           /* scripted, but paced by the wall clock as a person's session */
   double sim_per_frame;
   long long frames;
   double fps, fps_t0;
