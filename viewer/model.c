@@ -70,12 +70,39 @@ static int model_is_planar(const mjModel* m, const mjData* d) {
   return 1;
 }
 
+/* The box around the moving bodies' geoms (not the floor, which MuJoCo's model statistics
+ * include): what the camera frames.  Returns its half-diagonal. */
+static double moving_box(const viewer* v, double center[3]) {
+  const mjModel* m = v->m;
+  const mjData* d = v->d;
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int g = 0; g < m->ngeom; g++) {
+    if (m->body_weldid[m->geom_bodyid[g]] == 0 || m->geom_rbound[g] <= 0) continue;
+    for (int c = 0; c < 3; c++) {
+      lo[c] = fmin(lo[c], d->geom_xpos[3 * g + c] - m->geom_rbound[g]);
+      hi[c] = fmax(hi[c], d->geom_xpos[3 * g + c] + m->geom_rbound[g]);
+    }
+  }
+  if (lo[0] > hi[0]) {
+    for (int c = 0; c < 3; c++) center[c] = m->stat.center[c];
+    return m->stat.extent > 0 ? m->stat.extent : 1;
+  }
+  double r = 0;
+  for (int c = 0; c < 3; c++) {
+    center[c] = 0.5 * (lo[c] + hi[c]);
+    if (!v->planar || c != 1) r += 0.25 * (hi[c] - lo[c]) * (hi[c] - lo[c]);   /* side view: x and z */
+  }
+  return fmax(sqrt(r), 0.3 * m->stat.extent);
+}
+
+/* simulate's Align, for impacts: the moving bodies centred, about half the view high; planar
+ * models from the side */
 void vw_default_camera(viewer* v) {
   mjv_defaultCamera(&v->cam);
   v->camera_sel = 0;
-  for (int i = 0; i < 3; i++) v->cam.lookat[i] = v->m->stat.center[i];
-  double ext = v->m->stat.extent > 0 ? v->m->stat.extent : 1;
-  v->cam.distance = (v->planar ? 1.7 : 2.0) * ext;
+  double r = moving_box(v, v->cam.lookat);
+  double fovy = v->m->vis.global.fovy > 0 ? v->m->vis.global.fovy : 45;
+  v->cam.distance = 2.0 * r / tan(0.5 * fovy * mjPI / 180);
   v->cam.azimuth = v->planar ? 90 : 130;
   v->cam.elevation = v->planar ? -12 : -22;
 }

@@ -75,8 +75,12 @@ static void bounds(const viewer* v, double lo[2], double hi[2]) {
       lo[j] = fmin(lo[j], e->vn_after[a->axis[j]]);
       hi[j] = fmax(hi[j], e->vn_after[a->axis[j]]);
     }
+  /* an axis along which every outcome is nearly the same gets a span of 20 % of the other's (at
+   * least 1 mm/s): its ticks stay readable */
+  double big = fmax(fmax(hi[0] - lo[0], hi[1] - lo[1]), 1e-3);
   for (int j = 0; j < 2; j++) {
-    double span = fmax(hi[j] - lo[j], 1e-3 * fmax(fabs(hi[j]), fabs(lo[j])) + 1e-6);
+    double span = hi[j] - lo[j], mid = 0.5 * (hi[j] + lo[j]);
+    if (span < 0.2 * big) { span = 0.2 * big; lo[j] = mid - 0.5 * span; hi[j] = mid + 0.5 * span; }
     lo[j] -= 0.08 * span;
     hi[j] += 0.08 * span;
   }
@@ -91,11 +95,19 @@ static void to_pixel(const viewer* v, const double lo[2], const double hi[2], do
 }
 
 /* --------------------------------------------------------------------------------------------- */
+/* Ticks of small velocities are labelled in units of 10^e m/s (the axis says so): 0.00005 would
+ * not fit.  Returns e, 0 for plain m/s. */
+static int axis_exponent(double lo, double hi) {
+  double m = fmax(fabs(lo), fabs(hi));
+  return m > 0 && m < 0.01 ? (int)floor(log10(m)) : 0;
+}
+
 static void axes_and_ticks(viewer* v, const double lo[2], const double hi[2]) {
   mjrRect d = data_rect(v);
   char buf[32];
   for (int j = 0; j < v->alts->dim; j++) {
-    double step = tick_step(hi[j] - lo[j], 4);
+    double step = tick_step(hi[j] - lo[j], j == 0 && d.width < 240 ? 3 : 4);
+    double unit = pow(10, axis_exponent(lo[j], hi[j]));
     for (double t = ceil(lo[j] / step) * step; t <= hi[j] + 1e-9 * step; t += step) {
       double px, py;
       to_pixel(v, lo, hi, j ? lo[0] : t, j ? t : lo[1], &px, &py);
@@ -103,7 +115,7 @@ static void axes_and_ticks(viewer* v, const double lo[2], const double hi[2]) {
       float c = zero ? 0.55f : 0.86f;
       if (j == 0) vw_box(px, d.bottom, zero ? 1.5 : 1, d.height, c, c, c, 1);
       else vw_box(d.left, py, d.width, zero ? 1.5 : 1, c, c, c, 1);
-      tick_label(buf, sizeof(buf), t, step);
+      tick_label(buf, sizeof(buf), t / unit, step / unit);
       if (j == 0) vw_text_center(v, buf, px, d.bottom - 16, 0.15f, 0.15f, 0.15f);
       else vw_text_right(v, buf, d.left - 5, py - 5, 0.15f, 0.15f, 0.15f);
     }
@@ -178,10 +190,16 @@ static void points(viewer* v, const double lo[2], const double hi[2]) {
   }
 }
 
-static void legend(viewer* v, mjrRect r) {
+static void units(char* buf, int n, double lo, double hi) {
+  int e = axis_exponent(lo, hi);
+  if (e) snprintf(buf, (size_t)n, "v_n after, 1e%d m/s", e);
+  else snprintf(buf, (size_t)n, "v_n after, m/s");
+}
+
+static void legend(viewer* v, mjrRect r, const double lo[2], const double hi[2]) {
   const vw_alts* a = v->alts;
   const svi_event* e = vw_selected_event(v);
-  char title[160], xl[120], yl[120];
+  char title[160], xl[160], yl[160];
   int n = a->nset + a->sampled;
   if (a->stage < VW_STAGE_SET) snprintf(title, sizeof(title), "Impact #%d: computing the set...", e->index);
   else if (a->unique) snprintf(title, sizeof(title), "Impact #%d: unique outcome (%d samples)", e->index, n);
@@ -194,13 +212,15 @@ static void legend(viewer* v, mjrRect r) {
   marker(x + 4, y + 5, 6, 0.30f, 0.62f, 1.0f);  vw_text(v, "ghosts", x + 12, y, 0.2f, 0.2f, 0.2f);
   x += 24 + vw_text_width(v, "ghosts");
   if (a->has_native) { marker(x + 4, y + 5, 8, 0.10f, 0.75f, 0.25f); vw_text(v, "native MuJoCo", x + 12, y, 0.2f, 0.2f, 0.2f); }
-  char name[100];
+  char name[100], unit[40];
   vw_contact_name(v->m, e, a->axis[0], name, sizeof(name));
-  snprintf(xl, sizeof(xl), "%s  v_n after, m/s", name);
+  units(unit, sizeof(unit), lo[0], hi[0]);
+  snprintf(xl, sizeof(xl), "%s  %s", name, unit);
   vw_text_center(v, xl, r.left + M_LEFT + 0.5 * (r.width - M_LEFT - M_RIGHT), r.bottom + 8, 0.1f, 0.1f, 0.1f);
   if (a->dim == 2) {
     vw_contact_name(v->m, e, a->axis[1], name, sizeof(name));
-    snprintf(yl, sizeof(yl), "^ %s  v_n after, m/s", name);
+    units(unit, sizeof(unit), lo[1], hi[1]);
+    snprintf(yl, sizeof(yl), "^ %s  %s", name, unit);
     vw_text(v, yl, r.left + 8, r.bottom + r.height - M_TOP + 10, 0.1f, 0.1f, 0.1f);
   } else {
     vw_text(v, "one contact: the outcomes on a line", r.left + 8, r.bottom + r.height - M_TOP + 10, 0.1f, 0.1f, 0.1f);
@@ -218,7 +238,7 @@ static void draw_inset_panel(viewer* v, mjrRect r) {
   axes_and_ticks(v, lo, hi);
   outline(v, lo, hi);
   points(v, lo, hi);
-  legend(v, r);
+  legend(v, r, lo, hi);
 }
 
 /* what the inset shows: the results (version), the event and its current outcome */
