@@ -156,6 +156,36 @@ static void toward_camera(const viewer* v, mjvGeom* g, int layer) {
   for (int i = 0; i < 3; i++) g->pos[i] -= step * c->forward[i];
 }
 
+/* does every geom of range r lie where the body's is? */
+static int range_at_body(const viewer* v, int r, const mjData* shown, double tol) {
+  for (int i = v->gstart[r]; i < v->gstart[r + 1]; i++) {
+    const mjvGeom* g = v->gscn.geoms + i;
+    int id = g->objid;
+    if (id < 0 || id >= v->m->ngeom) continue;
+    float pos[3], mat[9];
+    for (int c = 0; c < 3; c++) pos[c] = (float)shown->geom_xpos[3 * id + c];
+    for (int c = 0; c < 9; c++) mat[c] = (float)shown->geom_xmat[9 * id + c];
+    if (!same_place(g, pos, mat, tol, 2e-3)) return 0;
+  }
+  return 1;
+}
+
+/* The current outcome where the body already is (it barely moves): a label instead of a magenta
+ * copy that would only tint the body. */
+static void label_at_body(viewer* v, int K) {
+  if (v->gstart[K + 1] == v->gstart[K] || scene_full(v, 1)) return;
+  const mjvGeom* src = v->gscn.geoms + v->gstart[K];
+  mjvGeom* g = v->scn.geoms + v->scn.ngeom++;
+  mjtNum size[3] = {0, 0, 0}, pos[3] = {src->pos[0], src->pos[1], src->pos[2]};
+  float rgba[4] = {CURRENT_RGB[0], CURRENT_RGB[1], CURRENT_RGB[2], 1};
+  mjv_initGeom(g, mjGEOM_LABEL, size, pos, NULL, rgba);
+  g->category = mjCAT_DECOR;
+  if (v->alts->stage == VW_STAGE_SET && v->alts->unique) snprintf(g->label, sizeof(g->label), "unique outcome");
+  else if (v->gcount[K] > 0)
+    snprintf(g->label, sizeof(g->label), "this outcome (and %d of %d samples): here", v->gcount[K], v->alts->sampled);
+  else snprintf(g->label, sizeof(g->label), "this outcome: here");
+}
+
 static void add_ghosts(viewer* v, const mjData* shown) {
   int K = v->ghosts_cached_for;
   if (K < 0) return;
@@ -165,6 +195,7 @@ static void add_ghosts(viewer* v, const mjData* shown) {
   for (int r = K; r >= 0; r--) {   /* the current outcome first */
     int drawn = 0;
     if (r < K && v->gmerged[r] >= 0) continue;
+    if (r == K && range_at_body(v, K, shown, tol)) { label_at_body(v, K); v->ghosts_drawn++; continue; }
     int slot = r == K ? VW_MAX_GHOSTS : r;
     for (int i = v->gstart[r]; i < v->gstart[r + 1]; i++) {
       const mjvGeom* src = v->gscn.geoms + i;
@@ -173,8 +204,7 @@ static void add_ghosts(viewer* v, const mjData* shown) {
       float pos[3], mat[9];
       for (int c = 0; c < 3; c++) pos[c] = (float)shown->geom_xpos[3 * id + c];
       for (int c = 0; c < 9; c++) mat[c] = (float)shown->geom_xmat[9 * id + c];
-      /* a blue ghost where the body is would only cover it; the current outcome is always drawn */
-      if (r < K && same_place(src, pos, mat, tol, 2e-3)) continue;
+      if (same_place(src, pos, mat, tol, 2e-3)) continue;   /* where the body is: would only cover it */
       mjvGeom* g = v->scn.geoms + v->scn.ngeom++;
       *g = *src;
       g->label[0] = 0;
