@@ -355,6 +355,7 @@ static void key_action(viewer* v, int key, int ctrl, int shift) {
     vw_resample(v, v->next_seed++, (svi_law)v->law_sel, "key");
     return;
   }
+  if (ctrl && shift && key == GLFW_KEY_Z) { vw_redo(v); return; }   /* the other redo convention */
   switch (key) {
   case GLFW_KEY_SPACE: vw_set_running(v, !v->run); break;
   case GLFW_KEY_RIGHT: if (!v->run && !v->replay.phase) { vw_step(v); vw_print_state(v, "step"); } break;
@@ -866,10 +867,11 @@ static void remember_scene(viewer* v, mjrRect r) {
 }
 
 /* Software OpenGL fills pixels on the CPU: a changing scene is rendered at the resolution that
- * fits a ~16 ms budget (at least 40 %, then scaled up to the window); a scene that stops changing
- * is rendered once more at full resolution and then only blitted. */
+ * fits a ~12 ms budget (at least 40 %, then scaled up to the window), leaving room for the rest
+ * of the frame on a loaded machine; a scene that stops changing is rendered once more at full
+ * resolution and then only blitted. */
 static void adapt_resolution(viewer* v, double ms, double scale) {
-  double want = scale * sqrt(16.0 / fmax(ms, 0.5));
+  double want = scale * sqrt(12.0 / fmax(ms, 0.5));
   want = fmin(1, fmax(0.4, want));
   v->res_scale = fmin(1, fmax(0.4, 0.05 * lround(20 * (0.5 * v->res_scale + 0.5 * want))));
 }
