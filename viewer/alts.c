@@ -307,9 +307,11 @@ static void* worker_main(void* arg) {
   lower_priority();
   pthread_mutex_lock(&w->mu);
   while (!atomic_load(&w->quit)) {
-    if (!w->m || (!atomic_load(&w->req_pending) && !atomic_load(&w->cur_pending))) {
+    if (!w->m) {   /* detached: nothing to compute on */
       atomic_store(&w->req_pending, 0);
-      atomic_store(&w->cur_pending, w->m ? atomic_load(&w->cur_pending) : 0);
+      atomic_store(&w->cur_pending, 0);
+    }
+    if (!atomic_load(&w->req_pending) && !atomic_load(&w->cur_pending)) {
       pthread_cond_wait(&w->cv, &w->mu);
       continue;
     }

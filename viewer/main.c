@@ -16,8 +16,6 @@
 
 #include "viewer.h"
 
-void vw_profiler_init(viewer* v);
-
 double vw_now_ms(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);

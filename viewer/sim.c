@@ -82,7 +82,7 @@ static void print_event(const char* what, viewer* v, const svi_event* e) {
 }
 
 void vw_set_running(viewer* v, int run) {
-  if (v->run != run) v->ui_dirty = 1;
+  if (v->run != run) { v->ui_dirty = 1; v->sim_lag = 0; }
   v->run = run;
   if (run) v->replay.phase = VW_REPLAY_OFF;
 }
@@ -247,8 +247,18 @@ void vw_advance(viewer* v, double wall_dt) {
   apply_perturbation(v);
   if (v->replay.phase) { replay_advance(v, dt, budget); vw_native_follow(v); return; }
   if (!v->run) { v->rt_sim = v->rt_wall = 0; return; }
-  double t_start = v->d->time, t_to = v->d->time + dt, t0 = vw_now_ms();
-  while (v->run && v->d->time < t_to - 1e-12 && (budget <= 0 || vw_now_ms() - t0 < budget)) vw_step(v);
+  /* the simulated time owed carries over between frames (a step rarely ends a frame exactly);
+   * what the budget cannot step is dropped, not owed */
+  double t_start = v->d->time, t0 = vw_now_ms();
+  int late = 0;
+  v->sim_lag += dt;
+  while (v->run && v->sim_lag > 0.5 * v->m->opt.timestep) {
+    if (budget > 0 && vw_now_ms() - t0 >= budget) { late = 1; break; }
+    double t = v->d->time;
+    vw_step(v);
+    v->sim_lag -= v->d->time - t;
+  }
+  if (late || !v->run) v->sim_lag = 0;
   vw_native_follow(v);
   v->rt_sim += v->d->time - t_start;
   v->rt_wall += fixed ? v->sim_per_frame : wall_dt;

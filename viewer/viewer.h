@@ -6,7 +6,9 @@
  *   scene.c    what is added to MuJoCo's scene: ghosts, contact markers, impulses, native overlay;
  *              ghost picking
  *   plot.c     the inset plot of the post-impact set, the event timeline
- *   ui.c       MuJoCo's mjui panel, keyboard and mouse (simulate's controls), the overlays
+ *   draw.c     2-D drawing in window pixels; panels cached in mjr aux buffers
+ *   ui.c       MuJoCo's mjui panel, keyboard and mouse (simulate's controls)
+ *   render.c   a frame: the 3-D view (cached, adaptive resolution), HUD and overlays; screenshots
  *   script.c   the scripted mode (tests) and the measurements
  *   main.c     options, window, the frame loop
  *
@@ -201,6 +203,7 @@ typedef struct viewer {
   vw_replay replay;
   int speed_index;
   double wall_prev, rt_sim, rt_wall, rt_actual;   /* measured real-time factor */
+  double sim_lag;            /* simulated time owed to the wall clock, s */
   /* --- alternatives (alts.c) --- */
   vw_worker wk;
   vw_alts* alts;             /* the render thread's copy of the latest results */
@@ -314,12 +317,15 @@ void vw_ui_modify(viewer* v);
 void vw_ui_refresh(viewer* v);
 void vw_ui_event(viewer* v);
 void vw_ui_install_callbacks(viewer* v);
-void vw_render(viewer* v);
 int vw_ui_item_center(viewer* v, const char* name, double* x, double* y);
 void vw_layout(viewer* v);
 void vw_key(viewer* v, int key, int mods, int repeat);
 void vw_mouse_button(viewer* v, int button, int press, double x, double y, int mods, double t);
 void vw_mouse_move(viewer* v, double x, double y);
+
+/* render.c */
+void vw_render(viewer* v);
+void vw_profiler_init(viewer* v);
 int vw_screenshot(viewer* v, const char* path);
 
 /* script.c */

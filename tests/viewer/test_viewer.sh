@@ -169,6 +169,9 @@ key -
 key -
 print
 key =
+key right
+key right
+key left
 where body 1
 S
 echo "print" >> "$T/s7"
@@ -195,6 +198,8 @@ run "$T/out7b" "$MODELS/block_flat_3d.xml" --script "$T/s7b"
 s1=$(line '^state' "$T/out7a" 1); s2=$(line '^state' "$T/out7a" 2)
 check "Space plays and pauses" '[ "$(field "$s1" running)" = 1 ] && [ "$(field "$s2" running)" = 0 ]'
 check "- slows down as in simulate (100 -> 66 %)" '[ "$(field "$s2" speed)" = 66 ]'
+f1=$(line '^step ' "$T/out7a" 1); k1=$(line '^step-back' "$T/out7a" 1)
+check "Right steps, Left steps back to exactly the recorded state" '[ -n "$k1" ] && [ "$(field "$k1" state)" = "$(field "$f1" state)" ]'
 b1=$(line '^state' "$T/out7b" 1); b2=$(line '^state' "$T/out7b" 2); b3=$(line '^state' "$T/out7b" 3); b4=$(line '^state' "$T/out7b" 4)
 check "double-click selects the body" '[ -n "$xy" ] && [ "$(field "$b1" body)" = 1 ]'
 check "Ctrl+right drag moves the selected body (paused)" '[ "$(field "$b2" state)" != "$(field "$b1" state)" ]'
