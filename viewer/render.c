@@ -105,18 +105,21 @@ static mjrRect text_overlay(viewer* v, mjrRect area, const char* titles, const c
 }
 
 static const char HELP_KEYS[] =
-  "Space\n+  -\nLeft / Right\nEnter\nCtrl Z / Ctrl Y\nCtrl R\nCtrl Left / Right\nCtrl 1-5\n"
-  "Ctrl G / I / N\nCtrl B\nClick ghost or point\nClick timeline\nDouble-click\nRight double-click\n"
-  "Ctrl right double-click\nLeft drag\n[Shift] right drag\nScroll, middle drag\nCtrl [Shift] drag\n"
-  "Ctrl [Shift] right drag\nEsc\n[  ]\nBackspace / Ctrl L\nCtrl P / Ctrl Q\nTab\nF1 F2 F3 F5\n"
-  "Letters, 0-5\nOutcome letters\nLCP";
+  "Space\n+  -\nLeft / Right\nEnter\nClick ghost or point\nCtrl Z / Ctrl Y\nCtrl R\n"
+  "Ctrl Left / Right\nCtrl 1-5\nCtrl G / I / N\nCtrl B\nClick timeline\n"
+  "Dbl-click / right / Ctrl right\nLeft / right drag, scroll\nCtrl drag / Ctrl right drag\n"
+  "Esc / Ctrl A\n[  ]\nBackspace / Ctrl L\nDrop a model file\nCtrl P / Ctrl Q\nTab\n"
+  "F1 F2 F3 F5\nF6 / F7\nLetters, 0-5\nPanel right-button hold\nOutcome words\nLCP";
 static const char HELP_TEXT[] =
-  "Play / pause\nSpeed up / down\nStep back / forward\nResample the impact (new seed)\nUndo / redo\n"
-  "Replay the impact\nPrevious / next impact\nResample under law 1-5\nGhosts / outcome set / native MuJoCo\n"
-  "Pause on impact\nContinue from that outcome\nSelect an impact\nSelect body\nCenter camera\n"
-  "Track body\nOrbit\nPan\nZoom\nRotate selected body\nMove selected body\nFree camera\nCycle cameras\n"
-  "Reset / reload model\nScreenshot / quit\nShow / hide panel\nHelp, info, profiler, full screen\n"
-  "Rendering flags and groups (panel)\nS stick, L lift-off, D slide\nlinear complementarity problem";
+  "Play / pause\nSpeed up / down\nStep back / forward\nResample the impact (new seed)\n"
+  "Continue from that outcome\nUndo / redo\nReplay the impact\nPrevious / next impact\n"
+  "Resample: setvalued, simultaneous, sequential, native, propagative\n"
+  "Ghosts / outcome set / native MuJoCo\nPause on impact\nSelect an impact\n"
+  "Select body / center camera / track body\nOrbit / pan / zoom (Shift: other plane)\n"
+  "Rotate / move the selected body\nFree camera / align\nCycle cameras\nReset / reload model\n"
+  "Load it\nScreenshot / quit\nShow / hide panel\nHelp, info, profiler, full screen\nFrames / labels\n"
+  "Rendering flags and groups (panel)\nShow the panel's shortcuts\n"
+  "per contact: stick, lift-off, slide (S, L, D)\nlinear complementarity problem (one per Routh step)";
 
 static void info_text(viewer* v, char* t, char* c, int n) {
   const mjData* d = v->d;
@@ -304,7 +307,8 @@ void vw_render(viewer* v) {
   mjrRect above = {r.left, r.bottom + 52, r.width, r.height - 52};   /* above the timeline */
   static char t[400], c[1600];   /* render thread only */
   mjrRect hud;
-  if (v->help) hud = text_overlay(v, r, HELP_KEYS, HELP_TEXT);
+  mjrRect above_timeline = {r.left, r.bottom + 52, r.width, r.height - 52};
+  if (v->help) hud = text_overlay(v, above_timeline, HELP_KEYS, HELP_TEXT);
   else { hud_text(v, t, c, sizeof(c)); hud = text_overlay(v, r, t, c); }
   int labels = top_labels(v, r, hud);
   if (v->info) {
