@@ -121,9 +121,11 @@ static void run_current(vw_worker* w) {
   const mjModel* m = w->m;
   svi_instance* in = svi_instance_of(m, w->wc);
   vw_current* c = &w->work_cur;
-  if (!in || svi_event_preview(in, m, w->wcs, w->cur_event, c->seed, (svi_law)c->law, w->qv) != SVI_OK)
-    return;
-  if (roll_out(w, w->wcs, svi_event_get(in, w->cur_event)->time, c->traj, current_abandoned) != 0) return;
+  const svi_event* e = in ? svi_event_get(in, c->event) : NULL;
+  if (!e) return;
+  double t_event = e->time;
+  if (svi_event_preview(in, m, w->wcs, c->event, c->seed, (svi_law)c->law, w->qv) != SVI_OK) return;
+  if (roll_out(w, w->wcs, t_event, c->traj, current_abandoned) != 0) return;
   pthread_mutex_lock(&w->mu);
   w->out_cur.key = c->key;
   w->out_cur.seed = c->seed;
@@ -138,6 +140,7 @@ static void service_current(vw_worker* w) {
   if (!atomic_load(&w->cur_pending)) return;
   pthread_mutex_lock(&w->mu);
   mjData* t = w->wc; w->wc = w->cur_d; w->cur_d = t;
+  w->work_cur.event = w->cur_event;   /* the job's own copy: the render thread may post the next */
   w->work_cur.key = w->cur_key;
   w->work_cur.seed = w->cur_seed;
   w->work_cur.law = w->cur_law;

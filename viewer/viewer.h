@@ -83,6 +83,7 @@ typedef struct {
 
 typedef struct {             /* where the current outcome goes: its own roll-out */
   vw_evkey key;
+  int event;                 /* its log index in the worker's copy */
   uint64_t seed;
   int law;
   int provisional;           /* taken from an equal ghost until the worker's own roll-out arrives */
