@@ -51,7 +51,8 @@ static void ghost_lines(viewer* v, const svi_event* e, char* buf, int n) {
              a->nghost, a->sampled, 1e3 * a->spread, vw_ghost_time(v),
              v->ghosts_visual ? "" : "drawn as one: closer than 4 % of the body");
     if (v->ghosts_visual)
-      snprintf(buf + strlen(buf), (size_t)n - strlen(buf), "%d drawn (blue%s); magenta: this one", v->ghosts_visual, scale);
+      snprintf(buf + strlen(buf), (size_t)n - strlen(buf), "%d drawn (blue%s); %s", v->ghosts_visual, scale,
+               v->current_at_body ? "this one stays at the body" : "magenta: this one");
   }
 }
 

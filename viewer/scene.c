@@ -195,7 +195,8 @@ static void add_ghosts(viewer* v, const mjData* shown) {
   for (int r = K; r >= 0; r--) {   /* the current outcome first */
     int drawn = 0;
     if (r < K && v->gmerged[r] >= 0) continue;
-    if (r == K && range_at_body(v, K, shown, tol)) { label_at_body(v, K); v->ghosts_drawn++; continue; }
+    if (r == K) v->current_at_body = range_at_body(v, K, shown, tol);
+    if (r == K && v->current_at_body) { label_at_body(v, K); v->ghosts_drawn++; continue; }
     int slot = r == K ? VW_MAX_GHOSTS : r;
     for (int i = v->gstart[r]; i < v->gstart[r + 1]; i++) {
       const mjvGeom* src = v->gscn.geoms + i;

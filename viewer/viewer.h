@@ -166,6 +166,7 @@ typedef struct viewer {
   int gmerged[VW_MAX_GHOSTS + 1];   /* -1: drawn; else the range it is drawn with (too close) */
   int gcount[VW_MAX_GHOSTS + 1];    /* samples a drawn ghost stands for */
   int ghosts_visual;         /* ghosts drawn after merging close ones */
+  int current_at_body;       /* the current outcome's ghost is where the body is: a label */
   int quality, fontscale;
   mjvFigure fig_cpu;
   /* the 3-D view is rendered offscreen and blitted: an unchanged scene is not rendered again, and
