@@ -433,7 +433,10 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
     ev->napproach = napproach;
     ev->law = law;
     ev->seed = seed;
-    ev->ke_before = ev->ke_after = NAN;
+    /* the kinetic energy before; after is MuJoCo's, over its next steps: not measured here */
+    mj_mulM(m, d, in->vplus, d->qvel);
+    ev->ke_before = 0.5 * mju_dot(d->qvel, in->vplus, (int)m->nv);
+    ev->ke_after = NAN;
     for (int k = 0; k < nc; k++) in->kept[k] = 0;
     record_contacts(in, d, ev, nc, 1, 0);
     count_event(in, ev);
