@@ -45,19 +45,54 @@ static double effective_impact_speed(const svi_instance* in, const mjModel* m) {
   return in->cfg.impact_speed > rest ? in->cfg.impact_speed : rest;
 }
 
-/* Was this contact touching at the end of the previous step?  Same geom pair, and a contact
- * point within the persistence radius (a sliding or rolling contact moves; a corner landing
- * elsewhere on the same pair of geoms is a new contact).  MuJoCo lists contacts in the same
+/* Does geom pair (g1, g2) have a detection range below the band?  MuJoCo reports such a pair's
+ * contacts only once they penetrate (its range is the summed margins and gaps), so a resting or
+ * sliding contact drops out of the list whenever MuJoCo's soft contact lifts it a little (sliding
+ * does, by tens of micrometres, for up to ~10 ms) and would come back as a "new" contact. */
+static int gapless(const svi_instance* in, const mjModel* m, int g1, int g2) {
+  return m->geom_margin[g1] + m->geom_margin[g2] + m->geom_gap[g1] + m->geom_gap[g2] < in->cfg.band;
+}
+
+/* The point p in geom g's frame: R_g^T (p - x_g). */
+static void geom_local(const mjData* d, int g, const double* p, double* local) {
+  double rel[3];
+  mju_sub3(rel, p, d->geom_xpos + 3 * g);
+  mju_mulMatTVec3(local, d->geom_xmat + 9 * g, rel);
+}
+
+static int within(const double* a, const double* b, double r) {
+  double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+  return dx * dx + dy * dy + dz * dz <= r * r;
+}
+
+/* Is touching entry t the contact of pair (g1, g2) at world point p?  Same pair and a point within
+ * the persistence radius r (a sliding or rolling contact moves; a corner landing elsewhere on the
+ * same pair of geoms is a new contact).  An entry carried while its gapless pair was unreported
+ * (t[5] steps) is matched in either geom's frame too: the box corner that slid 2 cm down a ramp
+ * while MuJoCo did not report it is still the same corner of the box. */
+static int entry_matches(const mjData* d, const double* t, int g1, int g2, const double* p, double r) {
+  if ((int)t[0] != g1 || (int)t[1] != g2) return 0;
+  if (within(t + 2, p, r)) return 1;
+  if (t[5] == 0) return 0;
+  double local[3];
+  geom_local(d, g1, p, local);
+  if (within(t + 6, local, r)) return 1;
+  geom_local(d, g2, p, local);
+  return within(t + 9, local, r);
+}
+
+static double persistence_radius(const svi_instance* in) {
+  return fmax(10 * in->cfg.band, 0.005);
+}
+
+/* Was this contact touching at the end of the previous step?  MuJoCo lists contacts in the same
  * order from step to step, so the entry at the same position (hint) is tried first. */
-static int was_touching(const svi_instance* in, const double* touch, int ntouch, const mjContact* c,
-                        int hint) {
-  double r = fmax(10 * in->cfg.band, 0.005);
+static int was_touching(const svi_instance* in, const mjData* d, const double* touch, int ntouch,
+                        const mjContact* c, int hint) {
+  double r = persistence_radius(in);
   for (int k = 0; k < ntouch; k++) {
     int i = (hint + k) % ntouch;
-    const double* t = touch + SVI_TOUCH_SIZE * i;
-    if ((int)t[0] != c->geom[0] || (int)t[1] != c->geom[1]) continue;
-    double dx = t[2] - c->pos[0], dy = t[3] - c->pos[1], dz = t[4] - c->pos[2];
-    if (dx * dx + dy * dy + dz * dz <= r * r) return 1;
+    if (entry_matches(d, touch + SVI_TOUCH_SIZE * i, c->geom[0], c->geom[1], c->pos, r)) return 1;
   }
   return 0;
 }
@@ -72,12 +107,51 @@ static int sustained_next(double gap, double band, double vn, double vimp, int s
   return gap <= 0 || (gap <= band && (vn >= -vimp || sustained));
 }
 
-static void touch_add(svi_instance* in, const mjContact* c) {
-  if (in->ntouch_next < in->nc_max) {
-    double* t = in->touch_next + SVI_TOUCH_SIZE * in->ntouch_next++;
-    t[0] = c->geom[0]; t[1] = c->geom[1]; t[2] = c->pos[0]; t[3] = c->pos[1]; t[4] = c->pos[2];
-  } else {
+/* Record a touching entry: pair, world point, steps unreported (age) and, for a gapless pair, the
+ * point in both geoms' frames (kept from when it was last reported). */
+static void touch_put(svi_instance* in, const mjModel* m, const mjData* d, int g1, int g2,
+                      const double* p, double age, const double* locals) {
+  if (in->ntouch_next == in->nc_max) {
     in->touch_next_valid = 2;   /* overflowed */
+    return;
+  }
+  double* t = in->touch_next + SVI_TOUCH_SIZE * in->ntouch_next++;
+  t[0] = g1; t[1] = g2; t[2] = p[0]; t[3] = p[1]; t[4] = p[2]; t[5] = age;
+  if (locals) {
+    mju_copy(t + 6, locals, 6);
+  } else if (gapless(in, m, g1, g2)) {
+    geom_local(d, g1, p, t + 6);
+    geom_local(d, g2, p, t + 9);
+  } else {
+    mju_zero(t + 6, 6);
+  }
+}
+
+static void touch_add(svi_instance* in, const mjModel* m, const mjData* d, const mjContact* c) {
+  touch_put(in, m, d, c->geom[0], c->geom[1], c->pos, 0, NULL);
+}
+
+/* Carry the touching entries of gapless pairs that no contact reports now, for up to
+ * SVI_CARRY_STEPS steps and while the pair stays within the band (mj_geomDistance gives the pair's
+ * smallest distance: on a pair touching at several points, a corner that lifts by more than the
+ * band and lands again while another touches is not told apart -- give such geoms a gap). */
+static void carry_unreported(svi_instance* in, const mjModel* m, mjData* d, const double* touch,
+                             int ntouch) {
+  double r = persistence_radius(in);
+  int last1 = -1, last2 = -1, near = 0;
+  for (int i = 0; i < ntouch; i++) {
+    const double* t = touch + SVI_TOUCH_SIZE * i;
+    int g1 = (int)t[0], g2 = (int)t[1], seen = 0;
+    if (t[5] >= SVI_CARRY_STEPS || !gapless(in, m, g1, g2)) continue;
+    for (int k = 0; k < d->ncon && !seen; k++)
+      seen = entry_matches(d, t, d->contact[k].geom[0], d->contact[k].geom[1], d->contact[k].pos, r);
+    if (seen) continue;
+    if (g1 != last1 || g2 != last2) {   /* entries of one pair are adjacent: one distance per pair */
+      near = mj_geomDistance(m, d, g1, g2, 2 * in->cfg.band, NULL) <= in->cfg.band;
+      last1 = g1;
+      last2 = g2;
+    }
+    if (near) touch_put(in, m, d, g1, g2, t + 2, t[5] + 1, t + 6);
   }
 }
 
@@ -92,7 +166,7 @@ static void touch_finish(svi_instance* in) {
 
 /* After an impact: the touching contacts of the next step, from the post-impact velocity, so that
  * the state after mj_step is the same whether mj_forward resolved the impact before it or not. */
-static void collect_touching(svi_instance* in, const mjModel* m, const mjData* d) {
+static void collect_touching(svi_instance* in, const mjModel* m, mjData* d) {
   const double* state = svi_state(m, (mjData*)d, in);
   const double* touch = state + SVI_STATE_TOUCH;
   int ntouch = (int)state[SVI_STATE_NTOUCH];
@@ -105,16 +179,17 @@ static void collect_touching(svi_instance* in, const mjModel* m, const mjData* d
     mjtNum gap = c->dist - c->includemargin;
     if (gap > band) continue;
     mjtNum vn = normal_velocity(m, d, c);
-    if (sustained_next(gap, band, vn, vimp, vn < -vimp && was_touching(in, touch, ntouch, c, i)))
-      touch_add(in, c);
+    if (sustained_next(gap, band, vn, vimp, vn < -vimp && was_touching(in, d, touch, ntouch, c, i)))
+      touch_add(in, m, d, c);
   }
+  carry_unreported(in, m, d, touch, ntouch);
   touch_finish(in);
 }
 
 /* Collect the active contacts into in->cidx / in->vn and this step's touching contacts into
  * in->touch_next; returns their number, or -1 if there is no impact event this step (-2: there is
  * one, but svi.impact must leave it to MuJoCo). */
-static int detect(svi_instance* in, const mjModel* m, const mjData* d, int* napproach) {
+static int detect(svi_instance* in, const mjModel* m, mjData* d, int* napproach) {
   const double* state = svi_state(m, (mjData*)d, in);
   const double* touch = state + SVI_STATE_TOUCH;
   int ntouch = (int)state[SVI_STATE_NTOUCH];
@@ -135,8 +210,8 @@ static int detect(svi_instance* in, const mjModel* m, const mjData* d, int* napp
     int touching = gap <= band;
     /* whether it touched in the previous step matters only for a fast approach in the band: a
      * resting contact skips the search (most contacts, most steps) */
-    int sustained = touching && vn < -vimp && was_touching(in, touch, ntouch, c, i);
-    if (sustained_next(gap, band, vn, vimp, sustained)) touch_add(in, c);
+    int sustained = touching && vn < -vimp && was_touching(in, d, touch, ntouch, c, i);
+    if (sustained_next(gap, band, vn, vimp, sustained)) touch_add(in, m, d, c);
     if (!touching && !(vn < 0 && gap <= -vn * win)) continue;
     if (gap <= 0 && vn < -vimp && !sustained) trigger = 1;
     if (vn < -vimp) (*napproach)++;
@@ -145,6 +220,7 @@ static int detect(svi_instance* in, const mjModel* m, const mjData* d, int* napp
     in->vn[n] = vn;
     n++;
   }
+  carry_unreported(in, m, d, touch, ntouch);
   touch_finish(in);
   if (flex && !(in->warned & SVI_WARN_FLEX))
     svi_report(in, SVI_WARN_FLEX,
@@ -414,7 +490,7 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
   long long index = (long long)state[SVI_STATE_NEXT_INDEX];
   int done = in->pending && in->pending_index == index && in->pending_time == d->time;
   in->index_next = done ? index + 1 : index;
-  if (d->ncon == 0) {   /* nothing touches: nothing to detect or remember (most steps of flight) */
+  if (d->ncon == 0 && state[SVI_STATE_NTOUCH] == 0) {   /* nothing touches (most steps of flight) */
     in->ntouch_next = 0;
     in->touch_next_valid = 1;
     return 0;

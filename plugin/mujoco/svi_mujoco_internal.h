@@ -10,9 +10,11 @@
 enum {
   SVI_STATE_NEXT_INDEX = 0,   /* running event number: the next event's sample index */
   SVI_STATE_NTOUCH     = 1,   /* touching contacts recorded */
-  SVI_STATE_TOUCH      = 2    /* max_contacts x 5: geom1, geom2, contact point */
+  SVI_STATE_TOUCH      = 2    /* max_contacts x 12: geom1, geom2, contact point, steps unreported,
+                                 the point in geom1's and geom2's frames (gapless pairs) */
 };
-#define SVI_TOUCH_SIZE 5
+#define SVI_TOUCH_SIZE 12
+#define SVI_CARRY_STEPS 20   /* steps a gapless pair's unreported touching contact is remembered */
 
 typedef struct svi_pseudo_work svi_pseudo_work;   /* svi_pseudo.c */
 
@@ -56,14 +58,15 @@ struct svi_instance {
   svi_pseudo_work* pseudo;      /* the pseudo-impulse's workspace (pseudo_impulse > 0) */
   int        warned;            /* bit set of the messages already sent (one each) */
   int        contactfull_seen;  /* d->warning[mjWARN_CONTACTFULL].number at the last compute */
-  char       message[400];
+  char       message[700];
 };
 
 /* messages sent once per instance */
 enum {
   SVI_WARN_RK4 = 1 << 0, SVI_WARN_PASSIVE = 1 << 1, SVI_WARN_OVERFLOW = 1 << 2,
   SVI_WARN_SETUP = 1 << 3, SVI_WARN_SLEEP = 1 << 4, SVI_WARN_FLEX = 1 << 5,
-  SVI_WARN_TOUCH = 1 << 6, SVI_WARN_CONTACTFULL = 1 << 7, SVI_WARN_FALLBACK = 1 << 8
+  SVI_WARN_TOUCH = 1 << 6, SVI_WARN_CONTACTFULL = 1 << 7, SVI_WARN_FALLBACK = 1 << 8,
+  SVI_WARN_NOGAP = 1 << 9, SVI_WARN_UNUSED = 1 << 10
 };
 /* report a message once per instance and kind: mju_warning and svi_instance_message */
 void svi_report(svi_instance* in, int kind, const char* fmt, ...);

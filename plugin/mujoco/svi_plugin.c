@@ -12,6 +12,7 @@
  *   destroy  mj_deleteData
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,38 @@ void svi_report(svi_instance* in, int kind, const char* fmt, ...) {
   vsnprintf(in->message, sizeof(in->message), fmt, ap);
   va_end(ap);
   mju_warning("%s", in->message);
+}
+
+/* A message about the model itself (not this mjData's run): kept on every instance, printed once
+ * per model and kind (a viewer makes several mjData of one model).  Said at mj_makeData only. */
+static void report_model(svi_instance* in, const mjModel* m, int kind, const char* fmt, ...) {
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  static struct { const mjModel* m; mjtSize nbuffer; int kinds; } printed[16];
+  static int next;
+  if (in->warned & kind) return;
+  in->warned |= kind;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(in->message, sizeof(in->message), fmt, ap);
+  va_end(ap);
+  int seen = 0;
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < 16 && !seen; i++) {
+    if (printed[i].m != m || printed[i].nbuffer != m->nbuffer) continue;
+    seen = 1;
+    if (!(printed[i].kinds & kind)) {
+      printed[i].kinds |= kind;
+      seen = 2;
+    }
+  }
+  if (!seen) {
+    printed[next].m = m;
+    printed[next].nbuffer = m->nbuffer;
+    printed[next].kinds = kind;
+    next = (next + 1) % 16;
+  }
+  pthread_mutex_unlock(&lock);
+  if (seen != 1) mju_warning("%s", in->message);
 }
 
 double* svi_state(const mjModel* m, mjData* d, const svi_instance* in) {
@@ -129,6 +162,40 @@ static int plugin_nstate(const mjModel* m, int id) {
   return nstate_of(&cfg);
 }
 
+static void geom_label(const mjModel* m, int g, char* buf, size_t n) {
+  const char* name = mj_id2name(m, mjOBJ_GEOM, g);
+  if (name) snprintf(buf, n, "'%s'", name);
+  else snprintf(buf, n, "#%d", g);
+}
+
+/* Settings that will not do what the model's author probably meant: said once, at mj_makeData. */
+static void check_settings(svi_instance* in, const mjModel* m) {
+  for (int i = 0; i < m->ngeom; i++) {
+    for (int j = i + 1; j < m->ngeom; j++) {
+      int collide = (m->geom_contype[i] & m->geom_conaffinity[j]) || (m->geom_contype[j] & m->geom_conaffinity[i]);
+      if (!collide || m->geom_bodyid[i] == m->geom_bodyid[j]) continue;
+      if (m->geom_margin[i] + m->geom_margin[j] + m->geom_gap[i] + m->geom_gap[j] >= in->cfg.band) continue;
+      char a[64], b[64];
+      geom_label(m, i, a, sizeof(a));
+      geom_label(m, j, b, sizeof(b));
+      report_model(in, m, SVI_WARN_NOGAP,
+                 "svi.impact: geoms %s and %s (and maybe others) can collide with no contact band "
+                 "(margin + gap < band = %g m): MuJoCo reports their contacts only once they penetrate, so a "
+                 "resting or sliding contact flickers. svi.impact keeps such a contact as touching while the pair "
+                 "stays within the band, but give colliding geoms a gap (e.g. gap=\"0.0025\") for reliable "
+                 "impact detection (docs/usage.md, margins and gaps)", a, b, in->cfg.band);
+      return;
+    }
+  }
+}
+
+static void check_unused(svi_instance* in, const mjModel* m) {
+  if (in->cfg.restitution != 1 && in->cfg.law != SVI_LAW_PROPAGATIVE)
+    report_model(in, m, SVI_WARN_UNUSED,
+               "svi.impact: config 'restitution' = %g applies to the propagative law only (law = %s)",
+               in->cfg.restitution, svi_law_name(in->cfg.law));
+}
+
 static int plugin_init(const mjModel* m, mjData* d, int id) {
   svi_config cfg;
   char err[600];
@@ -146,8 +213,10 @@ static int plugin_init(const mjModel* m, mjData* d, int id) {
                 (int)m->nv, cfg.max_contacts, cfg.log_events);
     return -1;
   }
+  check_settings(in, m);
+  check_unused(in, m);
   if (mjDISABLED(mjDSBL_SPRING) && mjDISABLED(mjDSBL_DAMPER))
-    svi_report(in, SVI_WARN_PASSIVE,
+    report_model(in, m, SVI_WARN_PASSIVE,
                "svi.impact: passive forces are disabled (flags spring and damper): MuJoCo then skips passive "
                "plugins, so impacts are left to MuJoCo's solver. Enable either flag to use svi.impact");
   d->plugin_data[id] = (uintptr_t)in;
