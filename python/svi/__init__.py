@@ -194,6 +194,15 @@ def load(path: Optional[str] = None) -> ctypes.CDLL:
   return lib
 
 
+def _seed(seed) -> int:
+  """A seed as the C API takes it: an integer in [0, 2**64)."""
+  if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+    raise TypeError(f"svi: seed must be an integer, not {seed!r}")
+  if not 0 <= int(seed) < 2**64:
+    raise ValueError(f"svi: seed must be in [0, 2**64), not {seed}")
+  return int(seed)
+
+
 def _law(law) -> int:
   if isinstance(law, str):
     if law not in LAWS:
@@ -217,6 +226,7 @@ class Impacts:
 
   # --- the log ---------------------------------------------------------------------------------
   def __len__(self) -> int:
+    """The number of events in the log (the newest log_events; counters['events'] counts all)."""
     return self._lib.svi_event_count(self._in)
 
   def event(self, i: int) -> Event:
@@ -248,17 +258,20 @@ class Impacts:
     (after mj_forward) and the run continues from there with mujoco.mj_step."""
     i = self._index(i)
     e = self.event(i)
-    seed = e.seed + 1 if seed is None else int(seed)
+    seed = (e.seed + 1) % 2**64 if seed is None else _seed(seed)
     law = _law(law if law is not None else e.law)
     st = self._lib.svi_event_resample(self._in, self.model._address, self.data._address, i,
                                       seed, law)
     self._check(st, "resample")
     return self.event(-1)
 
-  def preview(self, i: int, seeds: Sequence[int], law="setvalued"):
+  def preview(self, i: int, seeds: Sequence[int], law=None):
     """Event i's post-impact qvel for each seed, as resample would give it, without touching the
-    log or data.  Returns (qvel array len(seeds) x nv, list of Event records)."""
+    log or data; law None is the event's own law.  Returns (qvel array len(seeds) x nv, list of
+    Event records)."""
     i = self._index(i)
+    law = _law(law if law is not None else self.event(i).law)
+    seeds = [_seed(s) for s in seeds]
     if self._scratch is None:
       self._scratch = mujoco.MjData(self.model)
     out = np.zeros((len(seeds), self.model.nv))
@@ -266,7 +279,7 @@ class Impacts:
     recs = []
     for k, s in enumerate(seeds):
       st = self._lib.svi_event_preview(self._in, self.model._address, self._scratch._address, i,
-                                       int(s), _law(law), buf)
+                                       s, law, buf)
       self._check(st, "preview")
       out[k] = np.frombuffer(buf, dtype=float)
       recs.append(Event._from_c(self._lib.svi_last_preview(self._in).contents))
@@ -298,7 +311,9 @@ class Impacts:
     self._lib.svi_set_law(self._in, -1 if law is None else _law(law))
 
   def set_seed(self, seed: int) -> None:
-    self._lib.svi_set_seed(self._in, int(seed))
+    """The seed of the events to come (event k of the run draws sample k of this seed's stream);
+    an integer in [0, 2**64)."""
+    self._lib.svi_set_seed(self._in, _seed(seed))
 
   @property
   def counters(self) -> dict:

@@ -121,8 +121,20 @@ class PluginFromPython(unittest.TestCase):
     e = imp.resample(0, law="simultaneous")
     self.assertEqual(e.law, "simultaneous")
     self.assertEqual(e.contact_class, "SS")
+    # preview's default law is the event's own: the simultaneous event previews as simultaneous
+    qv, recs = imp.preview(-1, [5])
+    self.assertEqual(recs[0].law, "simultaneous")
+    self.assertEqual(recs[0].contact_class, "SS")
     with self.assertRaises(ValueError):
       imp.law = "bouncy"
+    for bad, err in ((-1, ValueError), (2**64, ValueError), (1.5, TypeError), ("3", TypeError)):
+      with self.assertRaises(err, msg=repr(bad)):
+        imp.set_seed(bad)
+      with self.assertRaises(err, msg=repr(bad)):
+        imp.resample(-1, seed=bad)
+      with self.assertRaises(err, msg=repr(bad)):
+        imp.preview(-1, [bad])
+    self.assertEqual(imp.resample(-1, seed=2**64 - 1).seed, 2**64 - 1)
     c = imp.counters
     self.assertGreaterEqual(c["events"], 1)
 
