@@ -224,6 +224,15 @@ static int from_model(const char* path, const char* key, problem* p) {
     if (vn < best1) { best2 = best1; p->plot_b = p->plot_a; best1 = vn; p->plot_a = k; }
     else if (vn < best2) { best2 = vn; p->plot_b = k; }
   }
+  /* several contacts on one geom (a box's corners): number them, 1:box, 2:box, ... */
+  int repeated = 0;
+  for (int k = 0; k < nc && !repeated; k++)
+    for (int j = k + 1; j < nc && !repeated; j++) repeated = !strcmp(p->cname[k], p->cname[j]);
+  for (int k = 0; k < nc && repeated; k++) {
+    char name[32];
+    snprintf(name, sizeof(name), "%d:%.18s", k + 1, p->cname[k]);
+    memcpy(p->cname[k], name, sizeof(name));
+  }
   if (p->plot_a > p->plot_b) { int t = p->plot_a; p->plot_a = p->plot_b; p->plot_b = t; }
   const svi_config* cfg = svi_instance_config(in);
   p->law = cfg->law;
@@ -252,15 +261,16 @@ static int from_model(const char* path, const char* key, problem* p) {
   return 1;
 }
 
-/* "rest", "pivot about A", or a per-contact list */
+/* "pivot about A" (one contact sticks, the others lift: the body may still turn about it), "all
+ * contacts stick", or a per-contact list */
 static void describe(const problem* pb, const char* cls, char* out, size_t len) {
   int nc = pb->nc, stick = 0, lift = 0, pivot = -1;
   for (int i = 0; i < nc; i++) {
     if (cls[i] == 'S') { stick++; pivot = i; }
     if (cls[i] == 'L') lift++;
   }
-  if (stick == nc) { snprintf(out, len, "rest"); return; }
   if (stick == 1 && lift == nc - 1) { snprintf(out, len, "pivot about %s", pb->cname[pivot]); return; }
+  if (stick == nc) { snprintf(out, len, "all contacts stick"); return; }
   if (lift == nc) { snprintf(out, len, "all contacts lift off"); return; }
   size_t n = 0;
   out[0] = 0;
@@ -546,6 +556,11 @@ int main(int argc, char** argv) {
     if (f < nseq_plot) {
       seq_pts[f] = (svi_plot_pt){vn[pb.plot_a], vn[pb.plot_b]};
       snprintf(seq_label[f], sizeof(seq_label[f]), "Sequential: %.200s", desc);
+      for (int g = 0; g < f; g++)   /* two outcomes of one class: tell the legend entries apart */
+        if (!strcmp(seq_label[g], seq_label[f])) {
+          snprintf(seq_label[f], sizeof(seq_label[f]), "Sequential %d: %.200s", f + 1, desc);
+          break;
+        }
     }
   }
   if (nseq > 12) printf("    ... %d more\n", nseq - 12);

@@ -13,8 +13,9 @@ static void usage(FILE* f) {
     "usage: svi-sim MODEL.xml [options]\n"
     "Runs the model with mj_step (svi.impact, declared in the model, resolves its impacts) and\n"
     "prints every impact event.\n"
-    "  --time T        simulated seconds (default 2)\n"
-    "  --law L         setvalued | simultaneous | sequential | native (default: the model's law)\n"
+    "  --time T        simulated seconds (default 2), rounded to whole time steps\n"
+    "  --law L         setvalued | simultaneous | sequential | native | propagative\n"
+    "                  (default: the model's law)\n"
     "  --seed S        seed, an integer in [0, 2^64) (default: the model's seed)\n"
     "  --key NAME      start from this keyframe (default: 'impact' if the model has it)\n"
     "  --csv FILE      trajectory: time, qpos, qvel per step ('-' = none; default none)\n"
@@ -52,7 +53,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(a, "--key") && v) { key = v; i++; }
     else if (!strcmp(a, "--law") && v) {
       law = svi_law_from_name(v);
-      if (law < 0) { fprintf(stderr, "svi-sim: --law must be setvalued, simultaneous, sequential or native, not '%s'\n", v); return 2; }
+      if (law < 0) { fprintf(stderr, "svi-sim: --law must be setvalued, simultaneous, sequential, native or propagative, not '%s'\n", v); return 2; }
       i++;
     } else if (a[0] != '-' && !path) path = a;
     else { fprintf(stderr, "svi-sim: unknown or incomplete option '%s' (see --help)\n", a); return 2; }
@@ -77,7 +78,7 @@ int main(int argc, char** argv) {
   if (in) {
     const svi_config* cfg = svi_instance_config(in);
     printf("  law %s, seed %llu, impact speed %g m/s, band %g m, window %g s, pseudo-impulse %g s\n",
-           svi_law_name(svi_current_law(in)), (unsigned long long)cfg->seed, cfg->impact_speed, cfg->band,
+           svi_law_name(svi_current_law(in)), (unsigned long long)(has_seed ? seed : cfg->seed), cfg->impact_speed, cfg->band,
            cfg->window, cfg->pseudo_impulse);
   }
 
@@ -93,7 +94,8 @@ int main(int argc, char** argv) {
   int bad = 0, reset = 0;
   long long events = 0;
   int badqacc = d->warning[mjWARN_BADQACC].number;
-  while (d->time < T) {
+  long long nstep = (long long)ceil(T / m->opt.timestep - 1e-9);   /* --time 2 at dt 0.001: 2000 steps */
+  for (long long k = 0; k < nstep; k++) {
     mj_step(m, d);
     for (int i = 0; i < m->nv; i++) if (!isfinite(d->qvel[i])) bad = 1;
     /* MuJoCo resets a diverging simulation itself (time back to 0): report it and stop rather than
