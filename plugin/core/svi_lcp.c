@@ -91,18 +91,25 @@ static double pair_violation(double a, double b) {
  * e = 4 eps wu_i (|q_i| + sum_j |M_ij z_j|) is the rounding error of computing w_i.  The rounding
  * term is what rejects a huge z whose terms cancel: its w (and the velocity built from it) is not
  * known to the tolerance even when the computed value happens to look complementary. */
+/* Row i's violation: w_i = q_i + M_i z in units wu, z_i in units zu, at the worse end of the
+ * rounding interval of w_i (NaN if anything is NaN). */
+static double row_violation(int n, const double* Mi, double qi, const double* z, double zi, double zu,
+                            double wu) {
+  double wi = qi, mag = fabs(qi);
+  for (int j = 0; j < n; j++) {
+    double t = Mi[j] * z[j];
+    wi += t;
+    mag += fabs(t);
+  }
+  double a = zu * zi, b = wu * wi, e = 4 * DBL_EPSILON * wu * mag;
+  return fmax(pair_violation(a, b - e), pair_violation(a, b + e));
+}
+
 double svi_lcp_residual_units(int n, const double* M, const double* q, const double* z,
                               const double* zu, const double* wu) {
   double r = 0;
   for (int i = 0; i < n; i++) {
-    double wi = q[i], mag = fabs(q[i]);
-    for (int j = 0; j < n; j++) {
-      double t = M[i * n + j] * z[j];
-      wi += t;
-      mag += fabs(t);
-    }
-    double a = zu[i] * z[i], b = wu[i] * wi, e = 4 * DBL_EPSILON * wu[i] * mag;
-    double m = fmax(pair_violation(a, b - e), pair_violation(a, b + e));
+    double m = row_violation(n, M + (size_t)i * n, q[i], z, z[i], zu[i], wu[i]);
     if (!(m == m)) return INFINITY;   /* NaN */
     if (m > r) r = m;
   }
@@ -117,14 +124,7 @@ double svi_lcp_residual(int n, const double* M, const double* q, const double* z
   double u = qn > 0 ? 1.0 / qn : 1.0;
   double r = 0;
   for (int i = 0; i < n; i++) {
-    double wi = q[i], mag = fabs(q[i]);
-    for (int j = 0; j < n; j++) {
-      double t = M[i * n + j] * z[j];
-      wi += t;
-      mag += fabs(t);
-    }
-    double e = 4 * DBL_EPSILON * u * mag;
-    double m = fmax(pair_violation(u * z[i], u * (wi - e)), pair_violation(u * z[i], u * (wi + e)));
+    double m = row_violation(n, M + (size_t)i * n, q[i], z, z[i], u, u);
     if (!(m == m)) return INFINITY;
     if (m > r) r = m;
   }

@@ -21,46 +21,52 @@
 #include "svi/svi_mujoco.h"
 #include "svi_mujoco_internal.h"
 
-void svi_report(svi_instance* in, int kind, const char* fmt, ...) {
-  if (in->warned & kind) return;
-  in->warned |= kind;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(in->message, sizeof(in->message), fmt, ap);
-  va_end(ap);
-  mju_warning("%s", in->message);
-}
-
-/* A message about the model itself (not this mjData's run): kept on every instance, printed once
- * per model and kind (a viewer makes several mjData of one model).  Said at mj_makeData only. */
-static void report_model(svi_instance* in, const mjModel* m, int kind, const char* fmt, ...) {
+/* Was this kind already printed for model m?  Marks it printed.  A message about the model itself
+ * (not this mjData's run) is printed once per model and kind: a viewer makes several mjData of one
+ * model, each of which keeps the message. */
+static int printed_for(const mjModel* m, int kind) {
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   static struct { const mjModel* m; mjtSize nbuffer; int kinds; } printed[16];
   static int next;
-  if (in->warned & kind) return;
-  in->warned |= kind;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(in->message, sizeof(in->message), fmt, ap);
-  va_end(ap);
-  int seen = 0;
+  int was = 0, found = 0;
   pthread_mutex_lock(&lock);
-  for (int i = 0; i < 16 && !seen; i++) {
+  for (int i = 0; i < 16 && !found; i++) {
     if (printed[i].m != m || printed[i].nbuffer != m->nbuffer) continue;
-    seen = 1;
-    if (!(printed[i].kinds & kind)) {
-      printed[i].kinds |= kind;
-      seen = 2;
-    }
+    found = 1;
+    was = printed[i].kinds & kind;
+    printed[i].kinds |= kind;
   }
-  if (!seen) {
+  if (!found) {
     printed[next].m = m;
     printed[next].nbuffer = m->nbuffer;
     printed[next].kinds = kind;
     next = (next + 1) % 16;
   }
   pthread_mutex_unlock(&lock);
-  if (seen != 1) mju_warning("%s", in->message);
+  return was;
+}
+
+/* Keep the message on the instance (once per kind) and print it with mju_warning; m: a message
+ * about the model, printed once per model (NULL: about this run, printed by every instance). */
+static void vreport(svi_instance* in, const mjModel* m, int kind, const char* fmt, va_list ap) {
+  if (in->warned & kind) return;
+  in->warned |= kind;
+  vsnprintf(in->message, sizeof(in->message), fmt, ap);
+  if (!m || !printed_for(m, kind)) mju_warning("%s", in->message);
+}
+
+void svi_report(svi_instance* in, int kind, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport(in, NULL, kind, fmt, ap);
+  va_end(ap);
+}
+
+static void report_model(svi_instance* in, const mjModel* m, int kind, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport(in, m, kind, fmt, ap);
+  va_end(ap);
 }
 
 double* svi_state(const mjModel* m, mjData* d, const svi_instance* in) {
