@@ -22,6 +22,11 @@
 
 #include "svi_internal.h"
 
+/* SVI_SOLVER_AUTO: the low-rank Lemke when the impulse rows outnumber the velocities by this
+ * ratio and there are at least this many (measured crossover: docs/benchmarks.md) */
+#define LOWRANK_MIN_NB 40
+#define LOWRANK_RATIO 4
+
 void svi_matvec(int r, int c, const double* A, const double* x, double* y) {
   for (int i = 0; i < r; i++) {
     double s = 0;
@@ -52,13 +57,13 @@ static size_t carve(svi_impact* s, double* block) {
   int nv = s->nv_max;
   struct { double** p; size_t n; } parts[] = {
     {&s->M, nv * nv}, {&s->L, nv * nv}, {&s->Jbar, nb * nv},
-    {&s->Jt, s->nc_max * s->nt_max * nv}, {&s->G, nv * nb}, {&s->W, nb * nb},
+    {&s->Jt, s->nc_max * s->nt_max * nv}, {&s->G, nv * nb}, {&s->Gt, nb * nv}, {&s->W, nb * nb},
     {&s->mu, s->nc_max}, {&s->v0, nv}, {&s->u0, nb}, {&s->A_ap, nr * nr},
     {&s->A_routh, nr * nr}, {&s->q, nr}, {&s->z, nr}, {&s->d, nr}, {&s->lam, nb},
     {&s->Lam, nb}, {&s->u, nb}, {&s->v, nv}, {&s->A_one, nr * nr}, {&s->lmax, s->nc_max}, {&s->vn, nb},
     {&s->sols, SVI_ENUM_MAX_SOLS * nr}, {&s->dv, SVI_ENUM_MAX_SOLS * nv}, {&s->sign, nr}, {&s->seen, SVI_ENUM_MAX_SOLS * 3 * s->nc_max},
     {&s->Wr, 9 * s->nc_max * s->nc_max}, {&s->kappa, s->nc_max}, {&s->zunit, nr},
-    {&s->wunit, nr}};
+    {&s->wunit, nr}, {&s->lr_scratch, 2 * nr + 2 * nv}};
   size_t used = 0;
   for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
     if (block) *parts[i].p = block + used;
@@ -76,9 +81,11 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
   s->nt_max = nt_max;
   double* block = calloc(carve(s, NULL), sizeof(double));
   s->lcp = svi_lcp_work_create(nc_max * (3 + 2 * nt_max));
-  if (!block || !s->lcp) {
+  s->lr = svi_lr_create(nc_max, nv_max);
+  if (!block || !s->lcp || !s->lr) {
     free(block);
     svi_lcp_work_destroy(s->lcp);
+    svi_lr_destroy(s->lr);
     free(s);
     return NULL;
   }
@@ -104,7 +111,12 @@ void svi_impact_destroy(svi_impact* s) {
   free(s->pattern_map);
   free(s->pattern_ok);
   svi_lcp_work_destroy(s->lcp);
+  svi_lr_destroy(s->lr);
   free(s);
+}
+
+void svi_impact_set_solver(svi_impact* s, svi_solver solver) {
+  if (s) s->solver = solver;
 }
 
 static int fail(char* err, int errlen, int status, const char* msg) {
@@ -163,14 +175,20 @@ static void build_jbar(svi_impact* s, const svi_problem_def* def) {
   }
 }
 
-/* G = M^-1 Jbar^T (nv x nb), W = Jbar G (nb x nb) */
-static void build_delassus(svi_impact* s) {
+/* G = M^-1 Jbar^T (nv x nb) and its transpose */
+static void build_g(svi_impact* s) {
   int nv = s->nv, nb = s->nb;
   for (int c = 0; c < nb; c++) {
-    for (int k = 0; k < nv; k++) s->v[k] = s->Jbar[c * nv + k];
-    svi_cholesky_solve(nv, s->L, s->v);
-    for (int k = 0; k < nv; k++) s->G[k * nb + c] = s->v[k];
+    double* g = s->Gt + (size_t)c * nv;
+    memcpy(g, s->Jbar + (size_t)c * nv, sizeof(double) * nv);
+    svi_cholesky_solve(nv, s->L, g);
+    for (int k = 0; k < nv; k++) s->G[k * nb + c] = g[k];
   }
+}
+
+/* W = Jbar G (nb x nb) */
+static void build_delassus(svi_impact* s) {
+  int nv = s->nv, nb = s->nb;
   for (int i = 0; i < nb; i++)
     for (int j = 0; j < nb; j++) {
       double w = 0;
@@ -183,6 +201,7 @@ static void build_delassus(svi_impact* s) {
       double a = 0.5 * (s->W[i * nb + j] + s->W[j * nb + i]);
       s->W[i * nb + j] = s->W[j * nb + i] = a;
     }
+  s->dense = 1;
 }
 
 /* Write the Anitescu-Potra block [[W, [0;E]], [mu, -E^T, 0]] into A (leading dim ld) at (o,o). */
@@ -217,8 +236,8 @@ static void build_units(svi_impact* s) {
   int nc = s->nc, nd = s->nd, nb = s->nb;
   double kmax = 0;
   for (int i = 0; i < nc; i++) {
-    double k = s->W[i * nb + i];
-    for (int r = 0; r < nd; r++) k = fmax(k, s->W[(nc + i * nd + r) * nb + nc + i * nd + r]);
+    double k = svi_impact_w(s, i, i);
+    for (int r = 0; r < nd; r++) k = fmax(k, svi_impact_w(s, nc + i * nd + r, nc + i * nd + r));
     s->kappa[i] = k;
     kmax = fmax(kmax, k);
   }
@@ -244,6 +263,50 @@ svi_lcp_options svi_impact_lcp_options(const svi_impact* s, const svi_lcp_option
   o.zunit = s->zunit + off;
   o.wunit = s->wunit + off;
   return o;
+}
+
+static double norm_inf(int n, const double* A) {
+  double r = 0;
+  for (int i = 0; i < n; i++) {
+    double t = 0;
+    for (int j = 0; j < n; j++) t += fabs(A[(size_t)i * n + j]);
+    r = fmax(r, t);
+  }
+  return r;
+}
+
+/* The LCP matrices of (31) and (75) from W, and their norms (the dense Lemke's tolerances) */
+static void build_lcp_matrices(svi_impact* s) {
+  int nc = s->nc, na = s->n_ap, nr = s->n_routh;
+  memset(s->A_ap, 0, sizeof(double) * na * na);
+  build_ap_block(s, s->A_ap, na, 0);
+  memset(s->A_routh, 0, sizeof(double) * nr * nr);
+  build_ap_block(s, s->A_routh, nr, nc);
+  for (int i = 0; i < nc; i++) {
+    s->A_routh[i * nr + nc + i] = -1.0;   /* l_max - l_n >= 0 */
+    s->A_routh[(nc + i) * nr + i] = 1.0;  /* J_n v' + beta >= 0 */
+  }
+  s->anorm_ap = norm_inf(na, s->A_ap);
+  s->anorm_routh = norm_inf(nr, s->A_routh);
+}
+
+/* Without the matrices: |A|_inf bounded through sum_c |W_rc| <= sum_k |Jbar_rk| sum_c |G_kc|
+ * (the low-rank solver's pivot tolerance; an upper bound, so never a smaller tolerance) */
+static void lcp_norm_bounds(svi_impact* s) {
+  int nc = s->nc, nb = s->nb, nv = s->nv, nd = s->nd;
+  double gs[SVI_LR_MAX_NV] = {0}, wmax = 0;
+  for (int k = 0; k < nv; k++)
+    for (int c = 0; c < nb; c++) gs[k] += fabs(s->G[k * nb + c]);
+  for (int r = 0; r < nb; r++) {
+    double t = 0;
+    for (int k = 0; k < nv; k++) t += fabs(s->Jbar[r * nv + k]) * gs[k];
+    t += r < nc ? 0 : 1;   /* E */
+    wmax = fmax(wmax, t);
+  }
+  double gam = 0;
+  for (int i = 0; i < nc; i++) gam = fmax(gam, s->mu[i] + nd);
+  s->anorm_ap = fmax(wmax, gam);
+  s->anorm_routh = fmax(fmax(wmax + 1, gam), 1.0);
 }
 
 int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int errlen) {
@@ -291,8 +354,15 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
   memcpy(s->mu, def->mu, sizeof(double) * nc);
   memcpy(s->v0, def->v, sizeof(double) * nv);
   build_jbar(s, def);
-  build_delassus(s);
+  build_g(s);
   svi_matvec(s->nb, nv, s->Jbar, s->v0, s->u0);
+  /* many contacts on few velocities: the low-rank Lemke, and no nb x nb matrix unless the
+   * mode enumeration (nc <= 4) needs one */
+  s->lowrank = nv <= SVI_LR_MAX_NV &&
+               (s->solver == SVI_SOLVER_LOWRANK ||
+                (s->solver == SVI_SOLVER_AUTO && s->nb >= LOWRANK_MIN_NB && s->nb >= LOWRANK_RATIO * nv));
+  s->dense = 0;
+  if (!s->lowrank || svi_modes_supported(s)) build_delassus(s);
 
   s->max_mu = 0;
   for (int i = 0; i < nc; i++) s->max_mu = fmax(s->max_mu, s->mu[i]);
@@ -300,7 +370,7 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
   s->ref_impulse = 0;
   for (int i = 0; i < s->nb; i++) s->vscale = fmax(s->vscale, fabs(s->u0[i]));
   for (int i = 0; i < nc; i++) {
-    double wii = s->W[i * s->nb + i];
+    double wii = svi_impact_w(s, i, i);
     if (wii > 0 && s->u0[i] < 0) s->ref_impulse = fmax(s->ref_impulse, -s->u0[i] / wii);
   }
   /* "non-colliding" is J_n v >= -1e-8 in the paper (absolute); we make it relative to the
@@ -312,17 +382,39 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
   s->ke0 = svi_impact_kinetic_energy(s, s->v0);
   build_units(s);
 
+  if (s->dense) build_lcp_matrices(s);
+  else lcp_norm_bounds(s);
   svi_modes_setup(s);
-  int na = s->n_ap, nr = s->n_routh;
-  memset(s->A_ap, 0, sizeof(double) * na * na);
-  build_ap_block(s, s->A_ap, na, 0);
-  memset(s->A_routh, 0, sizeof(double) * nr * nr);
-  build_ap_block(s, s->A_routh, nr, nc);
-  for (int i = 0; i < nc; i++) {
-    s->A_routh[i * nr + nc + i] = -1.0;   /* l_max - l_n >= 0 */
-    s->A_routh[(nc + i) * nr + i] = 1.0;  /* J_n v' + beta >= 0 */
-  }
   return SVI_OK;
+}
+
+void svi_impact_dense(svi_impact* s) {
+  if (!s || s->dense || s->nc <= 0) return;
+  build_delassus(s);
+  build_lcp_matrices(s);
+}
+
+void svi_impact_add_w(const svi_impact* s, const double* lambda, double* u) {
+  int nb = s->nb, nv = s->nv;
+  if (s->dense) {
+    svi_matvec_add(nb, nb, s->W, lambda, u);
+    return;
+  }
+  double dv[SVI_LR_MAX_NV] = {0};
+  for (int c = 0; c < nb; c++) {
+    double l = lambda[c];
+    if (l == 0) continue;
+    const double* g = s->Gt + (size_t)c * nv;
+    for (int k = 0; k < nv; k++) dv[k] += g[k] * l;
+  }
+  svi_matvec_add(nb, nv, s->Jbar, dv, u);
+}
+
+int svi_impact_lemke(svi_impact* s, int routh, const double* q, const double* d, const int* order,
+                     const double* sign, const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
+  if (s->lowrank) return svi_lr_lemke(s->lr, s, routh, q, d, order, sign, opt, z, info);
+  return svi_lcp_lemke_prepared(s->lcp, routh ? s->n_routh : s->n_ap, routh ? s->A_routh : s->A_ap,
+                                routh ? s->anorm_routh : s->anorm_ap, q, d, order, sign, opt, z, info);
 }
 
 int svi_impact_nv(const svi_impact* s) { return s->nv; }

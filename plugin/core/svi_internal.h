@@ -6,6 +6,25 @@
 
 #define SVI_ENUM_MAX_SOLS 64
 
+/* Hot O(n) kernels get an AVX2 clone chosen at load time (the build sets no -march).  ISO C11
+ * (-std=c11) keeps -ffp-contract=off and no kernel reorders a sum, so every clone returns the
+ * same bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(SVI_NO_MULTIVERSION)
+#define SVI_SIMD __attribute__((target_clones("avx2", "default")))
+#else
+#define SVI_SIMD
+#endif
+
+/* the structure-exploiting Lemke of svi_lowrank.c (per-contact blocks + the rank-nv coupling) */
+typedef struct svi_lr svi_lr;
+svi_lr* svi_lr_create(int nc_max, int nv_max);
+void    svi_lr_destroy(svi_lr* w);
+
+/* Which Lemke solves the impact LCPs (31) and (75): SVI_SOLVER_AUTO picks the low-rank solver
+ * when the contacts outnumber the velocities (svi_impact_setup, docs/theory.md 5.2). */
+typedef enum { SVI_SOLVER_AUTO = 0, SVI_SOLVER_DENSE = 1, SVI_SOLVER_LOWRANK = 2 } svi_solver;
+#define SVI_LR_MAX_NV 64   /* the low-rank solver's largest nv */
+
 struct svi_impact {
   /* capacity */
   int nv_max, nc_max, nt_max;
@@ -18,12 +37,19 @@ struct svi_impact {
   double* Jbar;   /* nb x nv: [Jn; JD], eq. (35) */
   double* Jt;     /* nc nt x nv */
   double* G;      /* nv x nb: M^-1 Jbar^T */
-  double* W;      /* nb x nb: Jbar M^-1 Jbar^T (Delassus) */
+  double* Gt;     /* nb x nv: G transposed (the low-rank solver reads its columns) */
+  double* W;      /* nb x nb: Jbar M^-1 Jbar^T (Delassus); valid iff dense (svi_impact_dense) */
   double* mu;     /* nc */
   double* v0;     /* nv */
   double* u0;     /* nb: Jbar v0 */
   double* A_ap;   /* n_ap^2, eq. (31)-(33) */
-  double* A_routh;/* n_routh^2, eq. (75b) */
+  double* A_routh;/* n_routh^2, eq. (75b); valid iff dense */
+  int     dense;    /* W, A_ap, A_routh are built for this problem */
+  int     lowrank;  /* the LCPs are solved by svi_lr_lemke (no n x n matrix) */
+  svi_solver solver;/* requested at create (svi_impact_set_solver), resolved at setup */
+  double  anorm_routh, anorm_ap;   /* |A|_inf of (75), (31) (an upper bound without dense) */
+  svi_lr* lr;
+  double* lr_scratch;   /* 2 n_routh + 2 nv */
   double  ref_impulse, vscale, sep_tol, max_mu;
   double  v_app;    /* largest pre-impact approach speed max_i (-J_n,i v-)^+, m/s */
   double  pen_tol;  /* outcome check: J_n v+ >= -pen_tol = -1e-6 v_app */
@@ -45,6 +71,36 @@ struct svi_impact {
   double* pattern_map;     /* per pattern: X (2nc x 3nc) then U (2nc x 3nc) */
   unsigned char* pattern_ok;
 };
+
+/* Build W, A_ap and A_routh if setup skipped them (many contacts): O(nb^2 nv) */
+void svi_impact_dense(svi_impact* s);
+/* for tests: force a solver for the following setups */
+void svi_impact_set_solver(svi_impact* s, svi_solver solver);
+/* W_ab without the dense matrix (Jbar_a . G_b) */
+static inline double svi_impact_w(const svi_impact* s, int a, int b) {
+  if (s->dense) return s->W[(size_t)a * s->nb + b];
+  const double *x = s->Jbar + (size_t)a * s->nv, *y = s->Gt + (size_t)b * s->nv;
+  double t = 0;
+  for (int k = 0; k < s->nv; k++) t += x[k] * y[k];
+  return t;
+}
+/* u += W lambda (nb values) */
+void svi_impact_add_w(const svi_impact* s, const double* lambda, double* u);
+/* Lemke on (75) (routh = 1) or (31) (routh = 0) of s, dense or low-rank as resolved at setup;
+ * arguments as svi_lcp_lemke_perturbed, opt with the physical units */
+int svi_impact_lemke(svi_impact* s, int routh, const double* q, const double* d, const int* order,
+                     const double* sign, const svi_lcp_options* opt, double* z, svi_lcp_info* info);
+int svi_lr_lemke(svi_lr* w, const svi_impact* s, int routh, const double* q, const double* d,
+                 const int* order, const double* sign, const svi_lcp_options* opt, double* z,
+                 svi_lcp_info* info);
+/* physical residual of z on (75)/(31) evaluated through Jbar and G; wout (may be NULL) = A z + q;
+ * scratch: 2 nv */
+double svi_lr_residual(const svi_impact* s, int routh, const double* q, const double* z,
+                       const double* zu, const double* wu, double* wout, double* scratch);
+/* dense Lemke on a matrix already checked finite, with its |M|_inf (svi_lcp.c) */
+int svi_lcp_lemke_prepared(svi_lcp_work* w, int n, const double* M, double mnorm, const double* q,
+                           const double* d, const int* order, const double* sign,
+                           const svi_lcp_options* opt, double* z, svi_lcp_info* info);
 
 /* y = A x, A r x c row-major */
 void svi_matvec(int r, int c, const double* A, const double* x, double* y);

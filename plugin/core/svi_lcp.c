@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "svi/svi_core.h"
+#include "svi_internal.h"
 
 struct svi_lcp_work {
   int     nmax;
@@ -332,6 +332,10 @@ int svi_lcp_lemke(svi_lcp_work* w, int n, const double* M, const double* q, cons
   return svi_lcp_lemke_perturbed(w, n, M, q, d, NULL, NULL, opt, z, info);
 }
 
+static int lemke_solve(svi_lcp_work* w, int n, const double* M, double mnorm, const double* q,
+                       const double* d, const perturbation* pt, const svi_lcp_options* opt,
+                       double* z, svi_lcp_info* info);
+
 int svi_lcp_lemke_perturbed(svi_lcp_work* w, int n, const double* M, const double* q,
                             const double* d, const int* order, const double* sign,
                             const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
@@ -345,9 +349,31 @@ int svi_lcp_lemke_perturbed(svi_lcp_work* w, int n, const double* M, const doubl
   if (!finite_vec(n * n, M) || !finite_vec(n, q) || (d && !finite_vec(n, d)))
     return info->status = SVI_ERR_NONFINITE;
   if (d) for (int i = 0; i < n; i++) if (!(d[i] > 0)) return info->status = SVI_ERR_ARG;
+  return lemke_solve(w, n, M, norm_inf_mat(n, M), q, d, &pt, opt, z, info);
+}
 
+/* The impact laws' entry: M was checked finite and its norm taken once per event
+ * (svi_impact_setup), so a solve checks only the O(n) data. */
+int svi_lcp_lemke_prepared(svi_lcp_work* w, int n, const double* M, double mnorm, const double* q,
+                           const double* d, const int* order, const double* sign,
+                           const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
+  perturbation pt = {order, sign};
+  svi_lcp_info local;
+  if (!info) info = &local;
+  memset(info, 0, sizeof(*info));
+  if (!w || !M || !q || !z || n <= 0) return info->status = SVI_ERR_ARG;
+  if (n > w->nmax) return info->status = SVI_ERR_CAPACITY;
+  memset(z, 0, sizeof(double) * n);
+  if (!finite_vec(n, q) || (d && !finite_vec(n, d))) return info->status = SVI_ERR_NONFINITE;
+  if (d) for (int i = 0; i < n; i++) if (!(d[i] > 0)) return info->status = SVI_ERR_ARG;
+  return lemke_solve(w, n, M, mnorm, q, d, &pt, opt, z, info);
+}
+
+static int lemke_solve(svi_lcp_work* w, int n, const double* M, double mnorm, const double* q,
+                       const double* d, const perturbation* ptp, const svi_lcp_options* opt,
+                       double* z, svi_lcp_info* info) {
+  perturbation pt = *ptp;
   svi_lcp_options o = opt ? *opt : svi_lcp_default_options();
-  double mnorm = norm_inf_mat(n, M);
   int max_iter = o.max_iter > 0 ? o.max_iter : 50 * n + 10;
   double piv_tol = o.piv_tol > 0 ? o.piv_tol : n * fmax(1.0, mnorm) * 1e2 * DBL_EPSILON;
   double res_tol = o.res_tol > 0 ? o.res_tol : 1e-9;

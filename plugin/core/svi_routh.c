@@ -61,7 +61,7 @@ static int step_enumerate(svi_impact* s, const double* q, double r01, double tol
       memcpy(z + nc, lam, sizeof(double) * nb);
       double* up = s->vn;                          /* scratch: u' = u + W lambda */
       memcpy(up, q + nc, sizeof(double) * nb);
-      svi_matvec_add(nb, nb, s->W, lam, up);
+      svi_impact_add_w(s, lam, up);
       for (int i = 0; i < nc; i++) {   /* beta_i = (-u_n')^+, gamma_i = max_k (-u_D,k')^+ */
         double g = 0;
         for (int r = 0; r < s->nd; r++) g = fmax(g, -up[nc + i * s->nd + r]);
@@ -74,6 +74,7 @@ static int step_enumerate(svi_impact* s, const double* q, double r01, double tol
       return res <= tol ? SVI_OK : SVI_ERR_RESIDUAL;
     }
   }
+  svi_impact_dense(s);
   int st = svi_lcp_enumerate(nr, s->A_routh, q, 1e-9, s->sols, SVI_ENUM_MAX_SOLS, &count);
   if (st != SVI_OK) return st;
   if (count > SVI_ENUM_MAX_SOLS) count = SVI_ENUM_MAX_SOLS;
@@ -127,7 +128,7 @@ int svi_routh_step(svi_impact* s, const double* v, const double* lmax, const dou
   svi_lcp_options o = svi_impact_lcp_options(s, opt, 1);
   svi_matvec(s->nb, s->nv, s->Jbar, v, s->u);
   routh_q(s, s->u, lmax, s->q);
-  int st = svi_lcp_lemke(s->lcp, s->n_routh, s->A_routh, s->q, d, &o, s->z, info);
+  int st = svi_impact_lemke(s, 1, s->q, d, NULL, NULL, &o, s->z, info);
   memcpy(lambda, s->z + s->nc, sizeof(double) * s->nb);
   memcpy(v_next, v, sizeof(double) * s->nv);
   if (st >= 0) svi_matvec_add(s->nv, s->nb, s->G, lambda, v_next);
@@ -136,12 +137,12 @@ int svi_routh_step(svi_impact* s, const double* v, const double* lmax, const dou
 
 /* Apply the simultaneous law (31) from contact velocity u; adds its impulse to Lam and u. */
 static int finish_with_ap(svi_impact* s, const svi_routh_config* cfg, svi_sample_info* info) {
-  int na = s->n_ap, nb = s->nb;
+  int nb = s->nb;
   memcpy(s->q, s->u, sizeof(double) * nb);
   memset(s->q + nb, 0, sizeof(double) * s->nc);
   svi_lcp_options o = svi_impact_lcp_options(s, &cfg->lcp, 0);
   svi_lcp_info li;
-  int st = svi_lcp_lemke(s->lcp, na, s->A_ap, s->q, NULL, &o, s->z, &li);
+  int st = svi_impact_lemke(s, 0, s->q, NULL, NULL, NULL, &o, s->z, &li);
   info->lcps++;
   if (st < 0) {
     info->lcp_rejects += st == SVI_ERR_RESIDUAL;
@@ -150,7 +151,7 @@ static int finish_with_ap(svi_impact* s, const svi_routh_config* cfg, svi_sample
   if (st == SVI_OK_REGULARIZED) info->regularized++;
   info->residual = fmax(info->residual, li.residual);
   for (int i = 0; i < nb; i++) s->Lam[i] += s->z[i];
-  svi_matvec_add(nb, nb, s->W, s->z, s->u);
+  svi_impact_add_w(s, s->z, s->u);
   return SVI_OK;
 }
 
@@ -235,7 +236,7 @@ static int solve_step(svi_impact* s, const svi_routh_config* cfg, const draws* d
       order = s->order;
       sign = s->sign;
     }
-    st = svi_lcp_lemke_perturbed(s->lcp, nr, s->A_routh, s->q, d, order, sign, &o, s->z, li);
+    st = svi_impact_lemke(s, 1, s->q, d, order, sign, &o, s->z, li);
     memcpy(s->lam, s->z + nc, sizeof(double) * nb);
   }
   for (int r = 1; st < 0 && r <= STEP_RETRIES; r++) {
@@ -243,7 +244,7 @@ static int solve_step(svi_impact* s, const svi_routh_config* cfg, const draws* d
     info->step_retries++;
     info->lcps++;
     random_branch(s, svi_rng_u64(dr->seed, STREAM_RETRY, bidx + (uint64_t)r), 0);
-    st = svi_lcp_lemke_perturbed(s->lcp, nr, s->A_routh, s->q, s->d, s->order, s->sign, &o, s->z, li);
+    st = svi_impact_lemke(s, 1, s->q, s->d, s->order, s->sign, &o, s->z, li);
     memcpy(s->lam, s->z + nc, sizeof(double) * nb);
   }
   if (st < 0) info->lcp_rejects += st == SVI_ERR_RESIDUAL;
@@ -276,7 +277,7 @@ static int run_steps(svi_impact* s, const svi_routh_config* cfg, const svi_sobol
     info->residual = fmax(info->residual, li.residual);
     info->steps++;
     for (int i = 0; i < nb; i++) s->Lam[i] += s->lam[i];
-    svi_matvec_add(nb, nb, s->W, s->lam, s->u);
+    svi_impact_add_w(s, s->lam, s->u);
     if (traj && *traj_len < traj_cap) {
       double* vt = traj + (size_t)(*traj_len) * nv;
       memcpy(vt, s->v0, sizeof(double) * nv);
