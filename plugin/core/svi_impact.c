@@ -26,6 +26,8 @@
  * ratio and there are at least this many (measured crossover: docs/benchmarks.md) */
 #define LOWRANK_MIN_NB 40
 #define LOWRANK_RATIO 4
+/* when the low-rank Lemke fails on a (75) of at most this size, the dense one tries */
+#define LOWRANK_DENSE_FALLBACK 256
 
 void svi_matvec(int r, int c, const double* A, const double* x, double* y) {
   for (int i = 0; i < r; i++) {
@@ -412,7 +414,21 @@ void svi_impact_add_w(const svi_impact* s, const double* lambda, double* u) {
 
 int svi_impact_lemke(svi_impact* s, int routh, const double* q, const double* d, const int* order,
                      const double* sign, const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
-  if (s->lowrank) return svi_lr_lemke(s->lr, s, routh, q, d, order, sign, opt, z, info);
+  if (s->lowrank) {
+    svi_lcp_info li;
+    if (!info) info = &li;
+    int st = svi_lr_lemke(s->lr, s, routh, q, d, order, sign, opt, z, info);
+    if (st >= 0 || s->n_routh > LOWRANK_DENSE_FALLBACK) return st;
+    /* a mid-sized LCP the low-rank path could not solve (Lemke stalls on friction loops now
+     * and then, not always on the same ones as the dense tableau): the dense tableau, with the
+     * same rule and checks (W is formed once per event for it) */
+    int piv = info->pivots;
+    svi_impact_dense(s);
+    st = svi_lcp_lemke_prepared(s->lcp, routh ? s->n_routh : s->n_ap, routh ? s->A_routh : s->A_ap,
+                                routh ? s->anorm_routh : s->anorm_ap, q, d, order, sign, opt, z, info);
+    info->pivots += piv;
+    return st;
+  }
   return svi_lcp_lemke_prepared(s->lcp, routh ? s->n_routh : s->n_ap, routh ? s->A_routh : s->A_ap,
                                 routh ? s->anorm_routh : s->anorm_ap, q, d, order, sign, opt, z, info);
 }
