@@ -15,6 +15,7 @@
  *       [ 0  mu   -E^T  0 ]        [   0     ]
  * Only q changes between the steps of one impact, so the matrices are built once per event.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,7 +100,21 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
   s->pattern_cap = np;
   s->pattern_map = malloc(sizeof(double) * (size_t)np * 2 * (2 * pc) * (3 * pc));
   s->pattern_ok = malloc((size_t)np);
-  if (!s->order || !s->pattern_map || !s->pattern_ok) {
+  /* at most 8 rows per contact: 4 sign conditions, 4 consistency rows of a singular pattern */
+  s->pattern_row0 = malloc(sizeof(int) * (size_t)(np + 1));
+  s->pattern_F = malloc(sizeof(double) * (size_t)np * 8 * pc * 3 * pc);
+  s->pattern_tau = malloc(sizeof(double) * (size_t)np * 8 * pc);
+  s->pattern_hits = malloc(sizeof(int) * (size_t)np * 8 * pc);
+  int npad = (np + 3) & ~3;
+  s->pattern_first = malloc(sizeof(double) * (size_t)npad * 2 * 3 * pc);
+  s->pattern_tau1 = malloc(sizeof(double) * (size_t)npad * 2);
+  s->pattern_pass = malloc(sizeof(int) * (size_t)npad * 2);
+  s->pattern_idx = malloc(sizeof(int) * (size_t)npad);
+  s->pattern_h = malloc(sizeof(double) * (size_t)npad * 2);
+  s->pattern_frow = malloc(sizeof(int) * (size_t)npad * 2);
+  if (!s->order || !s->pattern_map || !s->pattern_ok || !s->pattern_row0 || !s->pattern_F ||
+      !s->pattern_tau || !s->pattern_hits || !s->pattern_first || !s->pattern_tau1 || !s->pattern_pass || !s->pattern_idx || !s->pattern_h ||
+      !s->pattern_frow) {
     svi_impact_destroy(s);
     return NULL;
   }
@@ -112,6 +127,16 @@ void svi_impact_destroy(svi_impact* s) {
   free(s->order);
   free(s->pattern_map);
   free(s->pattern_ok);
+  free(s->pattern_row0);
+  free(s->pattern_F);
+  free(s->pattern_tau);
+  free(s->pattern_hits);
+  free(s->pattern_first);
+  free(s->pattern_tau1);
+  free(s->pattern_pass);
+  free(s->pattern_idx);
+  free(s->pattern_h);
+  free(s->pattern_frow);
   svi_lcp_work_destroy(s->lcp);
   svi_lr_destroy(s->lr);
   free(s);
@@ -396,10 +421,50 @@ void svi_impact_dense(svi_impact* s) {
   build_lcp_matrices(s);
 }
 
+/* svi_lcp_residual_units(n_routh, A_routh, q, z, zunit, wunit) without the zeros of A_routh:
+ * the same nonzero terms summed in the same order, so the same bits, in O(nb^2) instead of
+ * O(n_routh^2) (the enumerated step outcomes are checked with it) */
+double svi_routh_residual(const svi_impact* s, const double* q, const double* z) {
+  int nc = s->nc, nb = s->nb, nd = s->nd;
+  const double *zu = s->zunit, *wu = s->wunit, *lam = z + nc;
+  double r = 0;
+  for (int o = 0; o < nc + nb + nc; o++) {
+    double wi = q[o], mag = fabs(q[o]), t;
+    if (o < nc) {                       /* l_max - l_n */
+      t = -lam[o];
+      wi += t; mag += fabs(t);
+    } else if (o < nc + nb) {           /* J v' + beta (normal) or + E gamma (friction) */
+      int row = o - nc;
+      if (row < nc) { t = z[row]; wi += t; mag += fabs(t); }
+      const double* w = s->W + (size_t)row * nb;
+      for (int c = 0; c < nb; c++) {
+        if (lam[c] == 0) continue;
+        t = w[c] * lam[c];
+        wi += t; mag += fabs(t);
+      }
+      if (row >= nc) { t = z[nc + nb + (row - nc) / nd]; wi += t; mag += fabs(t); }
+    } else {                            /* mu l_n - E^T l_D */
+      int i = o - nc - nb;
+      t = s->mu[i] * lam[i];
+      wi += t; mag += fabs(t);
+      for (int k = 0; k < nd; k++) { t = -lam[nc + i * nd + k]; wi += t; mag += fabs(t); }
+    }
+    double a = zu[o] * z[o], b = wu[o] * wi, e = 4 * DBL_EPSILON * wu[o] * mag;
+    double m = svi_pair_residual(a, b, e);
+    if (m > r) r = m;
+  }
+  return r;
+}
+
 void svi_impact_add_w(const svi_impact* s, const double* lambda, double* u) {
   int nb = s->nb, nv = s->nv;
-  if (s->dense) {
-    svi_matvec_add(nb, nb, s->W, lambda, u);
+  if (s->dense) {   /* u += lambda_j W(:, j) = lambda_j W(j, :) (symmetric) over the nonzero lambda_j */
+    for (int j = 0; j < nb; j++) {
+      double l = lambda[j];
+      if (l == 0) continue;
+      const double* w = s->W + (size_t)j * nb;
+      for (int i = 0; i < nb; i++) u[i] += w[i] * l;
+    }
     return;
   }
   double dv[SVI_LR_MAX_NV] = {0};

@@ -70,6 +70,23 @@ struct svi_impact {
   int     n_patterns;      /* = 7^nc when the maps of the current problem are valid, else 0 */
   double* pattern_map;     /* per pattern: X (2nc x 3nc) then U (2nc x 3nc) */
   unsigned char* pattern_ok;
+  /* per pattern p, its feasibility as rows F g <= tau, g = [u_r; l_max] (3nc values): rows
+   * pattern_row0[p] .. pattern_row0[p + 1] - 1 of pattern_F (3nc each) and pattern_tau */
+  int*    pattern_row0;
+  double* pattern_F;
+  double* pattern_tau;
+  int*    pattern_hits;    /* how often each row rejected */
+  /* each pattern's two most rejecting rows, packed by coordinate for evaluating all patterns at
+   * once: pattern_first (2 x 3nc x pattern_npad), pattern_tau1 (2 x npad), pattern_frow (their
+   * indices in pattern_F, 2 per pattern) */
+  double* pattern_first;
+  double* pattern_tau1;
+  double* pattern_h;       /* scratch: 2 x npad */
+  int*    pattern_frow;
+  int*    pattern_pass;    /* 2 per pattern: steps passing the first, and both packed rows */
+  int*    pattern_idx;     /* scratch: the patterns that pass both */
+  int     pattern_npad, pattern_total;
+  long long pattern_steps, pattern_picked;
 };
 
 /* Build W, A_ap and A_routh if setup skipped them (many contacts): O(nb^2 nv) */
@@ -84,6 +101,8 @@ static inline double svi_impact_w(const svi_impact* s, int a, int b) {
   for (int k = 0; k < s->nv; k++) t += x[k] * y[k];
   return t;
 }
+/* svi_lcp_residual_units on (75) with the step's z, without the zeros of A_routh (dense only) */
+double svi_routh_residual(const svi_impact* s, const double* q, const double* z);
 /* u += W lambda (nb values) */
 void svi_impact_add_w(const svi_impact* s, const double* lambda, double* u);
 /* Lemke on (75) (routh = 1) or (31) (routh = 0) of s, dense or low-rank as resolved at setup;
@@ -101,6 +120,21 @@ double svi_lr_residual(const svi_impact* s, int routh, const double* q, const do
 int svi_lcp_lemke_prepared(svi_lcp_work* w, int n, const double* M, double mnorm, const double* q,
                            const double* d, const int* order, const double* sign,
                            const svi_lcp_options* opt, double* z, svi_lcp_info* info);
+
+/* The violation of one complementary pair a _|_ b, max(|min(a, b)|, -a, -b), over b's rounding
+ * interval [b - e, b + e]: the value at its worse end; INFINITY if anything is NaN.  Inline
+ * comparisons (libm's fmin and fmax are calls). */
+static inline double svi_pair_violation(double a, double b) {
+  double mn = a < b ? a : b, m = mn < 0 ? -mn : mn;
+  if (-a > m) m = -a;
+  if (-b > m) m = -b;
+  return m;
+}
+static inline double svi_pair_residual(double a, double b, double e) {
+  if (!(a == a && b == b && e == e)) return INFINITY;
+  double m1 = svi_pair_violation(a, b - e), m2 = svi_pair_violation(a, b + e);
+  return m1 > m2 ? m1 : m2;
+}
 
 /* y = A x, A r x c row-major */
 void svi_matvec(int r, int c, const double* A, const double* x, double* y);

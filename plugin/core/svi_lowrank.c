@@ -755,14 +755,7 @@ double svi_lr_residual(const svi_impact* s, int routh, const double* q, const do
       mag += m;
     }
     if (wout) wout[o] = wi;
-    double av = zu[o] * z[o], bv = wu[o] * wi, e = 4 * DBL_EPSILON * wu[o] * mag;
-    double m1 = fabs(fmin(av, bv - e)), m2 = fabs(fmin(av, bv + e));
-    if (-av > m1) m1 = -av;
-    if (-(bv - e) > m1) m1 = -(bv - e);
-    if (-av > m2) m2 = -av;
-    if (-(bv + e) > m2) m2 = -(bv + e);
-    double m = fmax(m1, m2);
-    if (!(m == m)) return INFINITY;
+    double m = svi_pair_residual(zu[o] * z[o], wu[o] * wi, 4 * DBL_EPSILON * wu[o] * mag);
     if (m > r) r = m;
   }
   return r;

@@ -69,7 +69,7 @@ static int step_enumerate(svi_impact* s, const double* q, double r01, double tol
         z[nc + nb + i] = g;
       }
       if (info) memset(info, 0, sizeof(*info));
-      double res = svi_lcp_residual_units(nr, s->A_routh, q, z, s->zunit, s->wunit);
+      double res = svi_routh_residual(s, q, z);
       if (info) info->residual = res;
       return res <= tol ? SVI_OK : SVI_ERR_RESIDUAL;
     }

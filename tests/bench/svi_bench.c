@@ -1,6 +1,6 @@
 /* svi_bench.c -- the benchmark tables of docs/benchmarks.md.
  *
- *   svi-bench [--quick] [--markdown] [--propagative]
+ *   svi-bench [--quick] [--markdown] [--propagative] [--only=123]
  *   svi-bench --one EXAMPLE auto|lemke|random|enumerate K    only K samples of Algorithm 1 (for
  *                                                            callgrind's instruction counts)
  *
@@ -298,6 +298,17 @@ static int run_one(const char* name, const char* rule, long long K) {
 int main(int argc, char** argv) {
   if (argc == 5 && !strcmp(argv[1], "--one")) return run_one(argv[2], argv[3], atoll(argv[4]));
   int quick = argc > 1 && !strcmp(argv[1], "--quick");
+  const char* only = NULL;
+  for (int i = 1; i < argc; i++) if (!strncmp(argv[i], "--only=", 7)) only = argv[i] + 7;
+  if (only) {   /* some of the tables 1, 2, 3 */
+    printf("# svi benchmarks (svi %s)\n", SVI_VERSION_STRING);
+    if (strchr(only, '1')) table_per_sample(quick ? 5000 : 100000);
+    if (strchr(only, '2')) table_alg2(quick ? 17 : 20);
+#ifdef SVI_HAVE_SICONOS
+    if (strchr(only, '3')) table_siconos(quick ? 500 : 4000);
+#endif
+    return 0;
+  }
   if (argc > 1 && !strcmp(argv[argc - 1], "--propagative")) {   /* table 4 only */
     table_propagative(quick ? 5000 : 100000);
     return 0;
