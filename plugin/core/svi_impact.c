@@ -109,11 +109,14 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
   s->pattern_first = malloc(sizeof(double) * (size_t)npad * 2 * 3 * pc);
   s->pattern_tau1 = malloc(sizeof(double) * (size_t)npad * 2);
   s->pattern_pass = malloc(sizeof(int) * (size_t)npad * 2);
-  s->pattern_idx = malloc(sizeof(int) * (size_t)npad);
+  s->pattern_idx = malloc(sizeof(int) * (size_t)(npad + 4));
+  s->pattern_blk0 = malloc(sizeof(int) * (size_t)(np + 1));
+  s->pattern_blk = malloc(sizeof(double) * (size_t)np * 2 * pc * (4 * 3 * pc + 4));
   s->pattern_h = malloc(sizeof(double) * (size_t)npad * 2);
   s->pattern_frow = malloc(sizeof(int) * (size_t)npad * 2);
   if (!s->order || !s->pattern_map || !s->pattern_ok || !s->pattern_row0 || !s->pattern_F ||
-      !s->pattern_tau || !s->pattern_hits || !s->pattern_first || !s->pattern_tau1 || !s->pattern_pass || !s->pattern_idx || !s->pattern_h ||
+      !s->pattern_tau || !s->pattern_hits || !s->pattern_first || !s->pattern_tau1 || !s->pattern_pass || !s->pattern_idx || !s->pattern_blk0 ||
+      !s->pattern_blk || !s->pattern_h ||
       !s->pattern_frow) {
     svi_impact_destroy(s);
     return NULL;
@@ -135,6 +138,8 @@ void svi_impact_destroy(svi_impact* s) {
   free(s->pattern_tau1);
   free(s->pattern_pass);
   free(s->pattern_idx);
+  free(s->pattern_blk0);
+  free(s->pattern_blk);
   free(s->pattern_h);
   free(s->pattern_frow);
   svi_lcp_work_destroy(s->lcp);
@@ -421,47 +426,78 @@ void svi_impact_dense(svi_impact* s) {
   build_lcp_matrices(s);
 }
 
-/* svi_lcp_residual_units(n_routh, A_routh, q, z, zunit, wunit) without the zeros of A_routh:
- * the same nonzero terms summed in the same order, so the same bits, in O(nb^2) instead of
- * O(n_routh^2) (the enumerated step outcomes are checked with it) */
-double svi_routh_residual(const svi_impact* s, const double* q, const double* z) {
-  int nc = s->nc, nb = s->nb, nd = s->nd;
-  const double *zu = s->zunit, *wu = s->wunit, *lam = z + nc;
-  double r = 0;
-  for (int o = 0; o < nc + nb + nc; o++) {
-    double wi = q[o], mag = fabs(q[o]), t;
-    if (o < nc) {                       /* l_max - l_n */
-      t = -lam[o];
-      wi += t; mag += fabs(t);
-    } else if (o < nc + nb) {           /* J v' + beta (normal) or + E gamma (friction) */
-      int row = o - nc;
-      if (row < nc) { t = z[row]; wi += t; mag += fabs(t); }
-      const double* w = s->W + (size_t)row * nb;
-      for (int c = 0; c < nb; c++) {
-        if (lam[c] == 0) continue;
-        t = w[c] * lam[c];
-        wi += t; mag += fabs(t);
-      }
-      if (row >= nc) { t = z[nc + nb + (row - nc) / nd]; wi += t; mag += fabs(t); }
-    } else {                            /* mu l_n - E^T l_D */
-      int i = o - nc - nb;
-      t = s->mu[i] * lam[i];
-      wi += t; mag += fabs(t);
-      for (int k = 0; k < nd; k++) { t = -lam[nc + i * nd + k]; wi += t; mag += fabs(t); }
+/* The physical residual of an impulse lambda_bar as a solution of the step (75) at q, for the
+ * enumerated steps (nc <= 4, the reduced Delassus matrix Wr of svi_modes_setup): every pair of
+ * (75) measured as svi_lcp_residual_units does, with z = [beta; lambda_bar; gamma] completed from
+ * the post-step velocity (beta = (-u_n')^+, gamma = max_k (-u_D,k')^+, eq. 73-75).  u' is formed
+ * in the reduced coordinates (normal and tangents per contact: the directions -t are the
+ * negatives of +t) as u_r + Wr x, x the reduced impulse, and the rounding term of each row is
+ * that evaluation's, |q_i| + sum_b |Wr_ab x_b| + |beta| or |gamma|. */
+double svi_routh_residual(const svi_impact* s, const double* q, const double* lam, double* z) {
+  int nc = s->nc, nb = s->nb, nd = s->nd, nt = s->nt, m = (1 + nt) * nc;
+  const double *zu = s->zunit, *wu = s->wunit;
+  double x[12], up[12], mg[12];
+  if (nc > 4) return INFINITY;
+  for (int i = 0; i < nc; i++) {   /* reduced impulse and velocity (n, t1[, t2]) */
+    x[(1 + nt) * i] = lam[i];
+    up[(1 + nt) * i] = q[nc + i];
+    for (int t = 0; t < nt; t++) {
+      int r = nc + i * nd + 2 * t;
+      x[(1 + nt) * i + 1 + t] = lam[r] - lam[r + 1];
+      up[(1 + nt) * i + 1 + t] = q[nc + r];
     }
-    double a = zu[o] * z[o], b = wu[o] * wi, e = 4 * DBL_EPSILON * wu[o] * mag;
-    double m = svi_pair_residual(a, b, e);
-    if (m > r) r = m;
   }
+  for (int a = 0; a < m; a++) mg[a] = 0;
+  for (int b = 0; b < m; b++) {   /* by columns (Wr is symmetric) */
+    const double* w = s->Wr + b * m;
+    double xb = x[b];
+    for (int a = 0; a < m; a++) {
+      double t = w[a] * xb;
+      up[a] += t;
+      mg[a] += fabs(t);
+    }
+  }
+  double r = 0;
+  for (int i = 0; i < nc; i++) {
+    const double *ui = up + (1 + nt) * i, *mi = mg + (1 + nt) * i;
+    double beta = ui[0] < 0 ? -ui[0] : 0, gam = 0;
+    for (int t = 0; t < nt; t++) {
+      double a = ui[1 + t] < 0 ? -ui[1 + t] : ui[1 + t];   /* max(-u_t, u_t) over +t, -t */
+      gam = a > gam ? a : gam;
+    }
+    z[i] = beta;
+    z[nc + nb + i] = gam;
+    double v = svi_pair_residual(zu[i] * beta, wu[i] * (q[i] - lam[i]),
+                                 4 * DBL_EPSILON * wu[i] * (fabs(q[i]) + fabs(lam[i])));
+    r = v > r ? v : r;
+    int o = nc + i;   /* l_n against J_n v' + beta */
+    v = svi_pair_residual(zu[o] * lam[i], wu[o] * (ui[0] + beta),
+                          4 * DBL_EPSILON * wu[o] * (fabs(q[o]) + mi[0] + beta));
+    r = v > r ? v : r;
+    double fr = s->mu[i] * lam[i], fm = fabs(fr);
+    for (int k = 0; k < nd; k++) {   /* l_D against J_D v' + gamma */
+      int row = nc + i * nd + k;
+      double ud = k % 2 ? -ui[1 + k / 2] : ui[1 + k / 2];
+      o = nc + row;
+      v = svi_pair_residual(zu[o] * lam[row], wu[o] * (ud + gam),
+                            4 * DBL_EPSILON * wu[o] * (fabs(q[o]) + mi[1 + k / 2] + gam));
+      r = v > r ? v : r;
+      fr -= lam[row];
+      fm += fabs(lam[row]);
+    }
+    o = nc + nb + i;   /* gamma against mu l_n - E^T l_D */
+    v = svi_pair_residual(zu[o] * gam, wu[o] * fr, 4 * DBL_EPSILON * wu[o] * fm);
+    r = v > r ? v : r;
+  }
+  for (int b = 0; b < nb; b++) z[nc + b] = lam[b];
   return r;
 }
 
 void svi_impact_add_w(const svi_impact* s, const double* lambda, double* u) {
   int nb = s->nb, nv = s->nv;
-  if (s->dense) {   /* u += lambda_j W(:, j) = lambda_j W(j, :) (symmetric) over the nonzero lambda_j */
+  if (s->dense) {   /* u += lambda_j W(:, j) = lambda_j W(j, :) (symmetric) */
     for (int j = 0; j < nb; j++) {
       double l = lambda[j];
-      if (l == 0) continue;
       const double* w = s->W + (size_t)j * nb;
       for (int i = 0; i < nb; i++) u[i] += w[i] * l;
     }

@@ -84,7 +84,9 @@ struct svi_impact {
   double* pattern_h;       /* scratch: 2 x npad */
   int*    pattern_frow;
   int*    pattern_pass;    /* 2 per pattern: steps passing the first, and both packed rows */
-  int*    pattern_idx;     /* scratch: the patterns that pass both */
+  int*    pattern_idx;     /* scratch: the patterns that pass both (npad + 4) */
+  int*    pattern_blk0;    /* per pattern: its first block of 4 rows in pattern_blk */
+  double* pattern_blk;     /* every pattern's rows in blocks of 4, by coordinate, then 4 tau */
   int     pattern_npad, pattern_total;
   long long pattern_steps, pattern_picked;
 };
@@ -101,8 +103,9 @@ static inline double svi_impact_w(const svi_impact* s, int a, int b) {
   for (int k = 0; k < s->nv; k++) t += x[k] * y[k];
   return t;
 }
-/* svi_lcp_residual_units on (75) with the step's z, without the zeros of A_routh (dense only) */
-double svi_routh_residual(const svi_impact* s, const double* q, const double* z);
+/* the physical residual of lambda_bar (nb) as a solution of the step (75) at q, dense W only;
+ * z (n_routh) receives [beta; lambda_bar; gamma] */
+double svi_routh_residual(const svi_impact* s, const double* q, const double* lam, double* z);
 /* u += W lambda (nb values) */
 void svi_impact_add_w(const svi_impact* s, const double* lambda, double* u);
 /* Lemke on (75) (routh = 1) or (31) (routh = 0) of s, dense or low-rank as resolved at setup;

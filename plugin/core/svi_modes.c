@@ -32,6 +32,8 @@
 enum { SEP, BUD_STICK, BUD_SLIP_P, BUD_SLIP_M, INT_STICK, INT_SLIP_P, INT_SLIP_M, NMODES };
 
 #define MODE_MAX_NC 4
+/* the packed rows are picked after 16, 64, 256 and this many steps of an event, then kept */
+#define PATTERN_LEARN_STEPS 1024
 #define KMAX (3 * MODE_MAX_NC)   /* unknowns of one pattern: 2 per planar, 3 per spatial contact */
 
 /* rows of Jbar for contact i: normal i, tangent +t at nc + 2 i (nt = 1) */
@@ -403,8 +405,24 @@ static void precompute_patterns(svi_impact* s) {
   s->pattern_picked = 0;
   memset(s->pattern_tau1, 0, sizeof(double) * (size_t)2 * s->pattern_npad);
   for (int p = 0; p < total; p++) s->pattern_frow[2 * p] = s->pattern_frow[2 * p + 1] = -1;
+  for (int p = total; p < s->pattern_npad; p++) s->pattern_tau1[p] = s->pattern_tau1[s->pattern_npad + p] = -1;
   s->n_patterns = total;
   pick_packed_rows(s);   /* no counts yet: the first two rows */
+  /* every pattern's rows again, in blocks of 4 laid out by coordinate (padding rows hold) */
+  int nblk = 0, bs = 4 * ng + 4;
+  for (int p = 0; p < total; p++) {
+    s->pattern_blk0[p] = nblk;
+    int r0 = s->pattern_row0[p], r1 = s->pattern_row0[p + 1];
+    for (int r = r0; r < r1; r += 4, nblk++) {
+      double* B = s->pattern_blk + (size_t)nblk * bs;
+      for (int k = 0; k < 4; k++) {
+        int rr = r + k;
+        for (int j = 0; j < ng; j++) B[4 * j + k] = rr < r1 ? s->pattern_F[(size_t)rr * ng + j] : 0.0;
+        B[4 * ng + k] = rr < r1 ? s->pattern_tau[rr] : 1.0;
+      }
+    }
+  }
+  s->pattern_blk0[total] = nblk;
   s->n_patterns = total;
 }
 
@@ -630,6 +648,90 @@ SVI_SIMD static void kern_rows2(int np, int npad, int ng, const double* restrict
   }
 }
 
+/* a . g for the 3, 6 or 9 values of one pattern row (fixed lengths unroll) */
+static inline double dot_ng(const double* a, const double* g, int ng) {
+  switch (ng) {
+  case 3: return a[0] * g[0] + a[1] * g[1] + a[2] * g[2];
+  case 6: return a[0] * g[0] + a[1] * g[1] + a[2] * g[2] + a[3] * g[3] + a[4] * g[4] + a[5] * g[5];
+  case 9:
+    return a[0] * g[0] + a[1] * g[1] + a[2] * g[2] + a[3] * g[3] + a[4] * g[4] + a[5] * g[5] + a[6] * g[6] +
+           a[7] * g[7] + a[8] * g[8];
+  default: {
+    double t = 0;
+    for (int j = 0; j < ng; j++) t += a[j] * g[j];
+    return t;
+  }
+  }
+}
+
+/* The patterns that pass both packed rows, in increasing order, into idx; returns how many.
+ * Padding patterns (np .. npad-1) have zero rows and tau = -1: they never pass.  The AVX2 twin
+ * forms the same sums in the same order (no fused multiply-add) and compares exactly, so both
+ * give the same set. */
+static int alive_scalar(int npad, int ng, const double* F, const double* g, const double* t1,
+                        const double* t2, double* h1, double* h2, int* idx) {
+  kern_rows2(npad, npad, ng, F, g, h1, h2);
+  int na = 0;
+  for (int p = 0; p < npad; p++) {
+    idx[na] = p;
+    na += (h1[p] <= t1[p]) & (h2[p] <= t2[p]);
+  }
+  return na;
+}
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(SVI_NO_MULTIVERSION)
+#include <immintrin.h>
+#define SVI_HAVE_AVX2_KERNEL 1
+__attribute__((target("avx2"))) static int alive_avx2(int npad, int ng, const double* F, const double* g,
+                                                      const double* t1, const double* t2, int* idx) {
+  const double* F2 = F + (size_t)ng * npad;
+  int na = 0;
+  for (int p = 0; p < npad; p += 4) {
+    __m256d gj = _mm256_broadcast_sd(g);
+    __m256d a = _mm256_mul_pd(_mm256_loadu_pd(F + p), gj);
+    __m256d b = _mm256_mul_pd(_mm256_loadu_pd(F2 + p), gj);
+    for (int j = 1; j < ng; j++) {
+      gj = _mm256_broadcast_sd(g + j);
+      a = _mm256_add_pd(a, _mm256_mul_pd(_mm256_loadu_pd(F + (size_t)j * npad + p), gj));
+      b = _mm256_add_pd(b, _mm256_mul_pd(_mm256_loadu_pd(F2 + (size_t)j * npad + p), gj));
+    }
+    __m256d ok = _mm256_and_pd(_mm256_cmp_pd(a, _mm256_loadu_pd(t1 + p), _CMP_LE_OQ),
+                               _mm256_cmp_pd(b, _mm256_loadu_pd(t2 + p), _CMP_LE_OQ));
+    int m = _mm256_movemask_pd(ok);
+    /* the set bits' positions without a data-dependent loop */
+    static const signed char pos[16][4] = {{0}, {0}, {1}, {0, 1}, {2}, {0, 2}, {1, 2}, {0, 1, 2}, {3}, {0, 3},
+                                           {1, 3}, {0, 1, 3}, {2, 3}, {0, 2, 3}, {1, 2, 3}, {0, 1, 2, 3}};
+    for (int k = 0; k < 4; k++) idx[na + k] = p + pos[m][k];
+    na += __builtin_popcount((unsigned)m);
+  }
+  return na;
+}
+
+/* Every row of pattern p in blocks of 4 (padding rows always hold): 1 if all hold at g.  Each
+ * row's value is the same sum in the same order as dot_ng's. */
+__attribute__((target("avx2"))) static int rows_hold_avx2(const svi_impact* s, int p, const double* g, int ng) {
+  int b0 = s->pattern_blk0[p], b1 = s->pattern_blk0[p + 1], bs = 4 * ng + 4;
+  for (int b = b0; b < b1; b++) {
+    const double* B = s->pattern_blk + (size_t)b * bs;
+    __m256d a = _mm256_mul_pd(_mm256_loadu_pd(B), _mm256_broadcast_sd(g));
+    for (int j = 1; j < ng; j++) a = _mm256_add_pd(a, _mm256_mul_pd(_mm256_loadu_pd(B + 4 * j), _mm256_broadcast_sd(g + j)));
+    if (_mm256_movemask_pd(_mm256_cmp_pd(a, _mm256_loadu_pd(B + 4 * ng), _CMP_LE_OQ)) != 15) return 0;
+  }
+  return 1;
+}
+
+#endif
+
+static int have_avx2(void) {
+#ifdef SVI_HAVE_AVX2_KERNEL
+  static int known = -1;
+  if (known < 0) known = __builtin_cpu_supports("avx2") ? 1 : 0;
+  return known;
+#else
+  return 0;
+#endif
+}
+
 /* put row r of pattern p in packed slot k (0 or 1); r < 0: a row that never rejects */
 static void set_packed_row(svi_impact* s, int k, int p, int r, int ng) {
   double* F = s->pattern_first + (size_t)k * ng * s->pattern_npad;
@@ -660,21 +762,6 @@ static void pick_packed_rows(svi_impact* s) {
   s->pattern_picked = s->pattern_steps;
 }
 
-/* a . g for the 3, 6 or 9 values of one pattern row (fixed lengths unroll) */
-static inline double dot_ng(const double* a, const double* g, int ng) {
-  switch (ng) {
-  case 3: return a[0] * g[0] + a[1] * g[1] + a[2] * g[2];
-  case 6: return a[0] * g[0] + a[1] * g[1] + a[2] * g[2] + a[3] * g[3] + a[4] * g[4] + a[5] * g[5];
-  case 9:
-    return a[0] * g[0] + a[1] * g[1] + a[2] * g[2] + a[3] * g[3] + a[4] * g[4] + a[5] * g[5] + a[6] * g[6] +
-           a[7] * g[7] + a[8] * g[8];
-  default: {
-    double t = 0;
-    for (int j = 0; j < ng; j++) t += a[j] * g[j];
-    return t;
-  }
-  }
-}
 
 /* The outcomes of one step through the precomputed rows (nc <= 3): both packed rows of every
  * pattern at once, the patterns that pass them compacted without branches, their other rows
@@ -692,23 +779,37 @@ static int planar_fast(svi_impact* s, const double* u, const double* lmax) {
   }
   double *h1 = s->pattern_h, *h2 = h1 + npad;
   const double *t1 = s->pattern_tau1, *t2 = t1 + npad;
-  int *idx = s->pattern_idx, *pass = s->pattern_pass, na = 0, count = 0;
-  kern_rows2(total, npad, ng, s->pattern_first, g, h1, h2);
-  for (int p = 0; p < total; p++) {
-    int a1 = h1[p] <= t1[p];
-    pass[2 * p] += a1;
-    idx[na] = p;
-    na += a1 & (h2[p] <= t2[p]);
+  int *idx = s->pattern_idx, *pass = s->pattern_pass, na, count = 0;
+  long long st = ++s->pattern_steps;
+  int learning = st <= PATTERN_LEARN_STEPS;   /* the packed rows are still being chosen */
+#ifdef SVI_HAVE_AVX2_KERNEL
+  if (!learning && have_avx2()) na = alive_avx2(npad, ng, s->pattern_first, g, t1, t2, idx);
+  else
+#endif
+  {
+    na = alive_scalar(npad, ng, s->pattern_first, g, t1, t2, h1, h2, idx);
+    if (learning)
+      for (int p = 0; p < total; p++) pass[2 * p] += h1[p] <= t1[p];
   }
   double dtol = 1e-7 * (s->vscale > 1e-12 ? s->vscale : 1e-12);
+  int blocks = 0;
+#ifdef SVI_HAVE_AVX2_KERNEL
+  blocks = !learning && have_avx2();
+#endif
   for (int k = 0; k < na; k++) {
     int p = idx[k];
-    pass[2 * p + 1]++;
-    int r = s->pattern_row0[p], r1 = s->pattern_row0[p + 1];
-    int f1 = s->pattern_frow[2 * p], f2 = s->pattern_frow[2 * p + 1];
-    for (; r < r1; r++)
-      if (r != f1 && r != f2 && dot_ng(s->pattern_F + (size_t)r * ng, g, ng) > s->pattern_tau[r]) break;
-    if (r < r1) { s->pattern_hits[r]++; continue; }
+    if (blocks) {
+#ifdef SVI_HAVE_AVX2_KERNEL
+      if (!rows_hold_avx2(s, p, g, ng)) continue;
+#endif
+    } else {
+      pass[2 * p + 1] += learning;
+      int r = s->pattern_row0[p], r1 = s->pattern_row0[p + 1];
+      int f1 = s->pattern_frow[2 * p], f2 = s->pattern_frow[2 * p + 1];
+      for (; r < r1; r++)
+        if (r != f1 && r != f2 && dot_ng(s->pattern_F + (size_t)r * ng, g, ng) > s->pattern_tau[r]) break;
+      if (r < r1) { s->pattern_hits[r] += learning; continue; }
+    }
     const double* X = s->pattern_map + (size_t)p * 2 * m2 * ng;
     const double* U = X + m2 * ng;
     for (int a = 0; a < m2; a++) {
@@ -734,8 +835,7 @@ static int planar_fast(svi_impact* s, const double* u, const double* lmax) {
     }
     count++;
   }
-  long long st = ++s->pattern_steps;
-  if (st == 16 || st == 64 || st == 256 || st % 1024 == 0) pick_packed_rows(s);
+  if (st == 16 || st == 64 || st == 256 || st == PATTERN_LEARN_STEPS) pick_packed_rows(s);
   return count;
 }
 

@@ -55,21 +55,10 @@ static int step_enumerate(svi_impact* s, const double* q, double r01, double tol
     if (count > 0) {
       int k = (int)(r01 * count);
       if (k >= count) k = count - 1;
-      memcpy(lam, s->sols + k * nb, sizeof(double) * nb);
+      for (int b = 0; b < nb; b++) lam[b] = s->sols[k * nb + b];
       /* complete z = [beta; lambda_bar; gamma] and check it against (75) itself */
-      double* z = s->z;
-      memcpy(z + nc, lam, sizeof(double) * nb);
-      double* up = s->vn;                          /* scratch: u' = u + W lambda */
-      memcpy(up, q + nc, sizeof(double) * nb);
-      svi_impact_add_w(s, lam, up);
-      for (int i = 0; i < nc; i++) {   /* beta_i = (-u_n')^+, gamma_i = max_k (-u_D,k')^+ */
-        double g = 0;
-        for (int r = 0; r < s->nd; r++) g = fmax(g, -up[nc + i * s->nd + r]);
-        z[i] = up[i] < 0 ? -up[i] : 0;
-        z[nc + nb + i] = g;
-      }
       if (info) memset(info, 0, sizeof(*info));
-      double res = svi_routh_residual(s, q, z);
+      double res = svi_routh_residual(s, q, lam, s->z);
       if (info) info->residual = res;
       return res <= tol ? SVI_OK : SVI_ERR_RESIDUAL;
     }
