@@ -1,5 +1,6 @@
 /* test_lowrank.c -- the low-rank Lemke (svi_lowrank.c) against the dense Lemke on the same LCPs.
  *
+ * The dense reference is the explicit tableau (svi_lcp_lemke_perturbed, the oracle).
  * Random many-contact impact problems: a free box on N floor points (redundant: rank 3 normal
  * block), the box against a floor and a wall, two stacked boxes, a planar body, and general-
  * position rows with few velocities.  For each problem, Routh steps (75) with random budgets
@@ -187,7 +188,6 @@ static void compare_lcps(svi_impact* s, uint64_t t, tally* ty) {
   for (int rep = 0; rep < 6; rep++) {
     int routh = rep < 4, n = routh ? s->n_routh : s->n_ap;
     const double* A = routh ? s->A_routh : s->A_ap;
-    double mnorm = routh ? s->anorm_routh : s->anorm_ap;
     int off = routh ? nc : 0;
     if (routh) {
       double h = s->ref_impulse * (rep == 3 ? 50 : 2 * U(t, 9000 + rep));
@@ -210,8 +210,8 @@ static void compare_lcps(svi_impact* s, uint64_t t, tally* ty) {
     svi_lcp_options o = svi_impact_lcp_options(s, NULL, routh);
     svi_lcp_info i1, i2;
     int s1 = svi_lr_lemke(s->lr, s, routh, q, pert ? d : NULL, pert ? ord : NULL, pert ? sg : NULL, &o, z1, &i1);
-    int s2 = svi_lcp_lemke_prepared(s->lcp, n, A, mnorm, q, pert ? d : NULL, pert ? ord : NULL,
-                                    pert ? sg : NULL, &o, z2, &i2);
+    int s2 = svi_lcp_lemke_perturbed(s->lcp, n, A, q, pert ? d : NULL, pert ? ord : NULL,
+                                     pert ? sg : NULL, &o, z2, &i2);
     ty->solves++;
     if (s1 >= 0) {   /* independent check on the dense matrix */
       double r = svi_lcp_residual_units(n, A, q, z1, o.zunit, o.wunit);

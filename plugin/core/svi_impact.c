@@ -112,11 +112,15 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
   s->pattern_idx = malloc(sizeof(int) * (size_t)(npad + 4));
   s->pattern_blk0 = malloc(sizeof(int) * (size_t)(np + 1));
   s->pattern_blk = malloc(sizeof(double) * (size_t)np * 2 * pc * (4 * 3 * pc + 4));
+  int nrt = nc_max * (3 + 2 * nt_max);
+  if (nrt > SVI_AT_NMAX) nrt = SVI_AT_NMAX;
+  s->At_routh = malloc(sizeof(double) * (size_t)nrt * nrt);
+  s->At_ap = malloc(sizeof(double) * (size_t)nrt * nrt);
   s->pattern_h = malloc(sizeof(double) * (size_t)npad * 2);
   s->pattern_frow = malloc(sizeof(int) * (size_t)npad * 2);
   if (!s->order || !s->pattern_map || !s->pattern_ok || !s->pattern_row0 || !s->pattern_F ||
       !s->pattern_tau || !s->pattern_hits || !s->pattern_first || !s->pattern_tau1 || !s->pattern_pass || !s->pattern_idx || !s->pattern_blk0 ||
-      !s->pattern_blk || !s->pattern_h ||
+      !s->pattern_blk || !s->At_routh || !s->At_ap || !s->pattern_h ||
       !s->pattern_frow) {
     svi_impact_destroy(s);
     return NULL;
@@ -140,6 +144,8 @@ void svi_impact_destroy(svi_impact* s) {
   free(s->pattern_idx);
   free(s->pattern_blk0);
   free(s->pattern_blk);
+  free(s->At_routh);
+  free(s->At_ap);
   free(s->pattern_h);
   free(s->pattern_frow);
   svi_lcp_work_destroy(s->lcp);
@@ -320,6 +326,12 @@ static void build_lcp_matrices(svi_impact* s) {
   }
   s->anorm_ap = norm_inf(na, s->A_ap);
   s->anorm_routh = norm_inf(nr, s->A_routh);
+  if (nr <= SVI_AT_NMAX && s->At_routh) {
+    for (int i = 0; i < nr; i++)
+      for (int j = 0; j < nr; j++) s->At_routh[j * nr + i] = s->A_routh[i * nr + j];
+    for (int i = 0; i < na; i++)
+      for (int j = 0; j < na; j++) s->At_ap[j * na + i] = s->A_ap[i * na + j];
+  }
 }
 
 /* Without the matrices: |A|_inf bounded through sum_c |W_rc| <= sum_k |Jbar_rk| sum_c |G_kc|
@@ -513,6 +525,54 @@ void svi_impact_add_w(const svi_impact* s, const double* lambda, double* u) {
   svi_matvec_add(nb, nv, s->Jbar, dv, u);
 }
 
+/* svi_lcp_residual_units on (75) (routh) or (31) without the zeros of their matrices: the same
+ * nonzero terms summed in the same order, so the same bits, in O(nb^2 + n) */
+static double lcp_residual(const svi_impact* s, int routh, const double* q, const double* z) {
+  int nc = s->nc, nb = s->nb, nd = s->nd, off = routh ? nc : 0, n = routh ? s->n_routh : s->n_ap;
+  const double *zu = s->zunit + (routh ? 0 : nc), *wu = s->wunit + (routh ? 0 : nc), *lam = z + off;
+  double r = 0, t;
+  for (int o = 0; o < n; o++) {
+    double wi = q[o], mag = fabs(q[o]);
+    if (o < off) {                       /* l_max - l_n */
+      t = -lam[o];
+      wi += t; mag += fabs(t);
+    } else if (o < off + nb) {           /* J v' (+ beta) (+ E gamma) */
+      int row = o - off;
+      if (routh && row < nc) { t = z[row]; wi += t; mag += fabs(t); }
+      const double* w = s->W + (size_t)row * nb;
+      for (int c = 0; c < nb; c++) {
+        if (lam[c] == 0) continue;
+        t = w[c] * lam[c];
+        wi += t; mag += fabs(t);
+      }
+      if (row >= nc) { t = z[off + nb + (row - nc) / nd]; wi += t; mag += fabs(t); }
+    } else {                             /* mu l_n - E^T l_D */
+      int i = o - off - nb;
+      t = s->mu[i] * lam[i];
+      wi += t; mag += fabs(t);
+      for (int k = 0; k < nd; k++) { t = -lam[nc + i * nd + k]; wi += t; mag += fabs(t); }
+    }
+    double m = svi_pair_residual(zu[o] * z[o], wu[o] * wi, 4 * DBL_EPSILON * wu[o] * mag);
+    if (m > r) r = m;
+  }
+  return r;
+}
+
+static double residual_routh(const void* s, const double* q, const double* z) { return lcp_residual(s, 1, q, z); }
+static double residual_ap(const void* s, const double* q, const double* z) { return lcp_residual(s, 0, q, z); }
+
+/* the dense Lemke on (75) or (31) with the matrix prepared at setup */
+static int dense_lemke(svi_impact* s, int routh, const double* q, const double* d, const int* order,
+                       const double* sign, const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
+  int n = routh ? s->n_routh : s->n_ap;
+  svi_lcp_prepared P = {routh ? s->A_routh : s->A_ap, NULL, routh ? s->anorm_routh : s->anorm_ap, NULL, s};
+  if (n <= SVI_AT_NMAX) P.Mt = routh ? s->At_routh : s->At_ap;
+  /* the structured residual is the same quantity only in the physical units the laws pass */
+  if (opt && opt->zunit == s->zunit + (routh ? 0 : s->nc) && opt->wunit == s->wunit + (routh ? 0 : s->nc))
+    P.residual = routh ? residual_routh : residual_ap;
+  return svi_lcp_lemke_prepared(s->lcp, n, &P, q, d, order, sign, opt, z, info);
+}
+
 int svi_impact_lemke(svi_impact* s, int routh, const double* q, const double* d, const int* order,
                      const double* sign, const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
   if (s->lowrank) {
@@ -525,13 +585,11 @@ int svi_impact_lemke(svi_impact* s, int routh, const double* q, const double* d,
      * same rule and checks (W is formed once per event for it) */
     int piv = info->pivots;
     svi_impact_dense(s);
-    st = svi_lcp_lemke_prepared(s->lcp, routh ? s->n_routh : s->n_ap, routh ? s->A_routh : s->A_ap,
-                                routh ? s->anorm_routh : s->anorm_ap, q, d, order, sign, opt, z, info);
+    st = dense_lemke(s, routh, q, d, order, sign, opt, z, info);
     info->pivots += piv;
     return st;
   }
-  return svi_lcp_lemke_prepared(s->lcp, routh ? s->n_routh : s->n_ap, routh ? s->A_routh : s->A_ap,
-                                routh ? s->anorm_routh : s->anorm_ap, q, d, order, sign, opt, z, info);
+  return dense_lemke(s, routh, q, d, order, sign, opt, z, info);
 }
 
 int svi_impact_nv(const svi_impact* s) { return s->nv; }

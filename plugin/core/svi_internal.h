@@ -24,6 +24,7 @@ void    svi_lr_destroy(svi_lr* w);
  * when the contacts outnumber the velocities (svi_impact_setup, docs/theory.md 5.2). */
 typedef enum { SVI_SOLVER_AUTO = 0, SVI_SOLVER_DENSE = 1, SVI_SOLVER_LOWRANK = 2 } svi_solver;
 #define SVI_LR_MAX_NV 64   /* the low-rank solver's largest nv */
+#define SVI_AT_NMAX 128    /* transposed LCP matrices kept up to this size */
 
 struct svi_impact {
   /* capacity */
@@ -44,6 +45,7 @@ struct svi_impact {
   double* u0;     /* nb: Jbar v0 */
   double* A_ap;   /* n_ap^2, eq. (31)-(33) */
   double* A_routh;/* n_routh^2, eq. (75b); valid iff dense */
+  double *At_routh, *At_ap;   /* their transposes when n <= SVI_AT_NMAX (the revised Lemke) */
   int     dense;    /* W, A_ap, A_routh are built for this problem */
   int     lowrank;  /* the LCPs are solved by svi_lr_lemke (no n x n matrix) */
   svi_solver solver;/* requested at create (svi_impact_set_solver), resolved at setup */
@@ -119,8 +121,17 @@ int svi_lr_lemke(svi_lr* w, const svi_impact* s, int routh, const double* q, con
  * scratch: 2 nv */
 double svi_lr_residual(const svi_impact* s, int routh, const double* q, const double* z,
                        const double* zu, const double* wu, double* wout, double* scratch);
-/* dense Lemke on a matrix already checked finite, with its |M|_inf (svi_lcp.c) */
-int svi_lcp_lemke_prepared(svi_lcp_work* w, int n, const double* M, double mnorm, const double* q,
+/* A matrix prepared once per event for the dense Lemke (svi_lcp.c): checked finite, its norm,
+ * optionally its transpose (the revised form reads columns) and a residual that replaces
+ * svi_lcp_residual_units (the same quantity, computed from the problem's structure). */
+typedef struct {
+  const double* M;       /* n x n row-major */
+  const double* Mt;      /* its transpose, or NULL */
+  double        mnorm;   /* |M|_inf */
+  double (*residual)(const void* ctx, const double* q, const double* z);   /* or NULL */
+  const void*   ctx;
+} svi_lcp_prepared;
+int svi_lcp_lemke_prepared(svi_lcp_work* w, int n, const svi_lcp_prepared* P, const double* q,
                            const double* d, const int* order, const double* sign,
                            const svi_lcp_options* opt, double* z, svi_lcp_info* info);
 
