@@ -525,11 +525,36 @@ void svi_impact_add_w(const svi_impact* s, const double* lambda, double* u) {
   svi_matvec_add(nb, nv, s->Jbar, dv, u);
 }
 
-/* svi_lcp_residual_units on (75) (routh) or (31) without the zeros of their matrices: the same
- * nonzero terms summed in the same order, so the same bits, in O(nb^2 + n) */
+/* y = W lambda and m = |W| |lambda| over the rows (dense W, by its symmetric columns) */
+SVI_SIMD static void kern_w_times(int nb, const double* restrict W, const double* restrict lam,
+                                  double* restrict y, double* restrict m) {
+  for (int i = 0; i < nb; i++) y[i] = m[i] = 0;
+  for (int c = 0; c < nb; c++) {
+    const double* w = W + (size_t)c * nb;
+    double l = lam[c];
+    for (int i = 0; i < nb; i++) {
+      double t = w[i] * l;
+      y[i] += t;
+      m[i] += fabs(t);
+    }
+  }
+}
+
+static int svi_w_times(const svi_impact* s, const double* lam, double* y, double* m) {
+  if (!s->dense) return 0;
+  kern_w_times(s->nb, s->W, lam, y, m);
+  return 1;
+}
+
+/* The physical residual of z on (75) (routh) or (31), as svi_lcp_residual_units measures it
+ * (pairs in the caller's units, the rounding term |q_i| + sum_j |A_ij z_j|), without the zeros
+ * of the matrices: W lambda by columns of the symmetric W (vectorised), then O(n) per pair. */
 static double lcp_residual(const svi_impact* s, int routh, const double* q, const double* z) {
   int nc = s->nc, nb = s->nb, nd = s->nd, off = routh ? nc : 0, n = routh ? s->n_routh : s->n_ap;
   const double *zu = s->zunit + (routh ? 0 : nc), *wu = s->wunit + (routh ? 0 : nc), *lam = z + off;
+  double* wl = s->lr_scratch;         /* nb: W lambda */
+  double* wm = s->lr_scratch + nb;    /* nb: |W| |lambda| */
+  if (!svi_w_times(s, lam, wl, wm)) return INFINITY;
   double r = 0, t;
   for (int o = 0; o < n; o++) {
     double wi = q[o], mag = fabs(q[o]);
@@ -539,12 +564,8 @@ static double lcp_residual(const svi_impact* s, int routh, const double* q, cons
     } else if (o < off + nb) {           /* J v' (+ beta) (+ E gamma) */
       int row = o - off;
       if (routh && row < nc) { t = z[row]; wi += t; mag += fabs(t); }
-      const double* w = s->W + (size_t)row * nb;
-      for (int c = 0; c < nb; c++) {
-        if (lam[c] == 0) continue;
-        t = w[c] * lam[c];
-        wi += t; mag += fabs(t);
-      }
+      wi += wl[row];
+      mag += wm[row];
       if (row >= nc) { t = z[off + nb + (row - nc) / nd]; wi += t; mag += fabs(t); }
     } else {                             /* mu l_n - E^T l_D */
       int i = o - off - nb;

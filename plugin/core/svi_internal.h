@@ -2,6 +2,8 @@
 #ifndef SVI_INTERNAL_H_
 #define SVI_INTERNAL_H_
 
+#include <math.h>
+
 #include "svi/svi_core.h"
 
 #define SVI_ENUM_MAX_SOLS 64
@@ -149,6 +151,11 @@ static inline double svi_pair_residual(double a, double b, double e) {
   double m1 = svi_pair_violation(a, b - e), m2 = svi_pair_violation(a, b + e);
   return m1 > m2 ? m1 : m2;
 }
+
+/* svi_rng_u64(seed, stream, index) = svi_rng_keyed(svi_rng_key(seed, stream), index): the key of a
+ * stream computed once for many draws */
+uint64_t svi_rng_key(uint64_t seed, uint64_t stream);
+uint64_t svi_rng_keyed(uint64_t key, uint64_t index);
 
 /* y = A x, A r x c row-major */
 void svi_matvec(int r, int c, const double* A, const double* x, double* y);

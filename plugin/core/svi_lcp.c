@@ -301,12 +301,13 @@ static int lemke_path(svi_lcp_work* w, int n, const double* M, const double* q, 
 /* ---- the same path in revised (product) form -------------------------------------------- */
 
 /* x <- B^-1 x: the eta matrices in order (x_r /= eta_r, then x_i -= eta_i x_r) */
-static void pfi_ftran(const svi_lcp_work* w, int n, double* x) {
+SVI_SIMD static void pfi_ftran(const svi_lcp_work* w, int n, double* restrict x) {
   for (int t = 0; t < w->neta; t++) {
     int r = w->eta_row[t];
-    const double* e = w->eta + (size_t)t * n;
+    const double* restrict e = w->eta + (size_t)t * n;
     double xr = x[r] / e[r];
-    if (xr != 0) kern_row_update(n, xr, e, x);
+    if (xr != 0)
+      for (int i = 0; i < n; i++) x[i] -= e[i] * xr;
     x[r] = xr;
   }
 }
@@ -336,21 +337,27 @@ static void pfi_pivot(svi_lcp_work* w, int n, int r) {
 
 /* ratio_test on (xb, col), the same rule; rows of B^-1 by BTRAN only for tied rows, the running
  * best's row kept */
+/* min over a_i > tol of x_i / a_i (INFINITY if none), one pass the compiler vectorises */
+SVI_SIMD static double kern_min_ratio(int n, const double* restrict x, const double* restrict a,
+                                      double tol) {
+  double best = INFINITY;
+  for (int i = 0; i < n; i++) {
+    double t = a[i] > tol ? x[i] / a[i] : INFINITY;
+    best = t < best ? t : best;
+  }
+  return best;
+}
+
 static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturbation* pt) {
   const int z0 = 2 * n;
   const double *a = w->col, *x = w->xb;
-  double best = INFINITY;
-  for (int i = 0; i < n; i++)
-    if (a[i] > piv_tol) {
-      double t = x[i] / a[i];
-      if (t < best) best = t;
-    }
+  double best = kern_min_ratio(n, x, a, piv_tol);
   if (best == INFINITY) return -1;
-  double tie = 1e-11 * (1 + fabs(best));
+  double tie = 1e-11 * (1 + fabs(best)), lim = best + tie;
   int r = -1, have_r = 0;
   double ar = 0, *rr = w->lexrow, *ri = w->lexrow + n;
   for (int i = 0; i < n; i++) {
-    if (a[i] <= piv_tol || x[i] / a[i] > best + tie) continue;
+    if (!(a[i] > piv_tol) || x[i] > lim * a[i]) continue;
     if (w->basis[i] == z0) return i;
     if (r < 0) { r = i; ar = a[i]; continue; }
     /* lexico_cmp of rows i and r of B^-1 scaled by 1/a */

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "svi/svi_core.h"
+#include "svi_internal.h"
 
 /* SplitMix64 finaliser (Steele, Lea & Flood 2014): a bijective 64-bit mixer. */
 static uint64_t mix64(uint64_t x) {
@@ -17,9 +17,16 @@ static uint64_t mix64(uint64_t x) {
   return x;
 }
 
-uint64_t svi_rng_u64(uint64_t seed, uint64_t stream, uint64_t index) {
-  uint64_t key = mix64(seed + 0x9e3779b97f4a7c15ULL * (stream + 1));
+uint64_t svi_rng_key(uint64_t seed, uint64_t stream) {
+  return mix64(seed + 0x9e3779b97f4a7c15ULL * (stream + 1));
+}
+
+uint64_t svi_rng_keyed(uint64_t key, uint64_t index) {
   return mix64(key ^ mix64(index + 0x632be59bd9b4e019ULL));
+}
+
+uint64_t svi_rng_u64(uint64_t seed, uint64_t stream, uint64_t index) {
+  return svi_rng_keyed(svi_rng_key(seed, stream), index);
 }
 
 double svi_rng_uniform(uint64_t seed, uint64_t stream, uint64_t index) {

@@ -96,14 +96,15 @@ static int step_enumerate(svi_impact* s, const double* q, double r01, double tol
  * all drawn from the counter-based stream of this (sample, step). */
 static void random_branch(svi_impact* s, uint64_t seed, uint64_t bidx) {
   int nr = s->n_routh;
+  uint64_t k1 = svi_rng_key(seed, STREAM_BRANCH), k2 = svi_rng_key(seed, STREAM_BRANCH + 1);
   for (int i = 0; i < nr; i++) {
-    uint64_t x = svi_rng_u64(seed, STREAM_BRANCH, bidx + i);
+    uint64_t x = svi_rng_keyed(k1, bidx + i);
     s->d[i] = 0.05 + 0.95 * ((double)(x >> 11) + 0.5) * 0x1.0p-53;
     s->sign[i] = (x & 1) ? 1.0 : -1.0;
     s->order[i] = i;
   }
   for (int i = nr - 1; i > 0; i--) {
-    int j = (int)(svi_rng_u64(seed, STREAM_BRANCH + 1, bidx + i) % (uint64_t)(i + 1));
+    int j = (int)(svi_rng_keyed(k2, bidx + i) % (uint64_t)(i + 1));
     int t = s->order[i];
     s->order[i] = s->order[j];
     s->order[j] = t;
