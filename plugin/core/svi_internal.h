@@ -54,6 +54,9 @@ struct svi_impact {
   double  anorm_routh, anorm_ap;   /* |A|_inf of (75), (31) (an upper bound without dense) */
   svi_lr* lr;
   double* lr_scratch;   /* 2 n_routh + 2 nv */
+  /* Algorithm 2: the current sample's Sobol coordinates, generated for a batch of consecutive
+   * samples at once (the same values as svi_sobol_point); NULL: evaluate them directly */
+  const double* sobol_row;
   double  ref_impulse, vscale, sep_tol, max_mu;
   double  v_app;    /* largest pre-impact approach speed max_i (-J_n,i v-)^+, m/s */
   double  pen_tol;  /* outcome check: J_n v+ >= -pen_tol = -1e-6 v_app */
@@ -171,6 +174,10 @@ double svi_routh_h(const svi_impact* s, const svi_routh_config* cfg);
 int svi_routh_run(svi_impact* s, const svi_routh_config* cfg, const svi_sobol* sobol,
                   uint64_t k, int finish_ap, double extra_budget, double* v_out,
                   svi_sample_info* info, double* traj, int traj_cap, int* traj_len);
+
+/* Coordinates 0 .. dim-1 of the Sobol points first .. first + count - 1 into out (count x dim),
+ * the same values as svi_sobol_point, generated incrementally: O(dim) per point */
+void svi_sobol_points(const svi_sobol* so, uint64_t first, int count, double* out);
 
 /* svi_impact_check_outcome that also hands back K(v) and min_i J_n,i v (either may be NULL) */
 int svi_outcome_check(const svi_impact* s, const double* v, const double* lambda, double* ke,

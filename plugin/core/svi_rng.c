@@ -122,3 +122,25 @@ double svi_sobol_point(const svi_sobol* so, uint64_t index, int k) {
   x ^= so->shift[k];
   return ((double)x + 0.5) * 0x1.0p-32;
 }
+
+/* Point k + 1 differs from point k by the direction numbers of the bits that flip from k to k + 1
+ * (of the 32 that svi_sobol_point reads), so the XOR is the same set and the values the same. */
+void svi_sobol_points(const svi_sobol* so, uint64_t first, int count, double* out) {
+  int dim = so->dim;
+  uint32_t x[SVI_SOBOL_MAXDIM];
+  for (int j = 0; j < dim; j++) {
+    uint32_t a = 0;
+    uint64_t index = first;
+    for (int b = 0; index && b < 32; b++, index >>= 1)
+      if (index & 1) a ^= so->v[j][b];
+    x[j] = a;
+  }
+  for (int c = 0; c < count; c++) {
+    double* row = out + (size_t)c * dim;
+    for (int j = 0; j < dim; j++) row[j] = ((double)(x[j] ^ so->shift[j]) + 0.5) * 0x1.0p-32;
+    uint64_t k = first + (uint64_t)c, flip = (k ^ (k + 1)) & 0xffffffffULL;
+    for (int b = 0; flip; b++, flip >>= 1)
+      if (flip & 1)
+        for (int j = 0; j < dim; j++) x[j] ^= so->v[j][b];
+  }
+}

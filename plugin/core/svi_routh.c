@@ -168,11 +168,11 @@ typedef struct {
   svi_branch rule;
 } draws;
 
-static double budget_fraction(const svi_routh_config* cfg, const svi_sobol* sobol, const draws* dr,
-                              int N, int step, int i, int nc) {
+static double budget_fraction(const svi_impact* s, const svi_routh_config* cfg, const svi_sobol* sobol,
+                              const draws* dr, int N, int step, int i, int nc) {
   if (dr->attempt == 0) {
     if (cfg->budget == SVI_BUDGET_SOBOL && sobol && sobol->dim >= nc * N)
-      return svi_sobol_point(sobol, dr->k, step * nc + i);
+      return s->sobol_row ? s->sobol_row[step * nc + i] : svi_sobol_point(sobol, dr->k, step * nc + i);
     return svi_rng_uniform(dr->seed, STREAM_BUDGET, (dr->k * (uint64_t)N + step) * nc + i);
   }
   return svi_rng_uniform(dr->seed, STREAM_BUDGET, (uint64_t)step * nc + i);
@@ -258,7 +258,7 @@ static int run_steps(svi_impact* s, const svi_routh_config* cfg, const svi_sobol
     if (!last && one_at_a_time) mixed_budgets(s, dr, h, N, info->steps, &current);
     else
       for (int i = 0; i < nc; i++)
-        lmax[i] = last ? extra_budget : h * budget_fraction(cfg, sobol, dr, N, info->steps, i, nc);
+        lmax[i] = last ? extra_budget : h * budget_fraction(s, cfg, sobol, dr, N, info->steps, i, nc);
     routh_q(s, s->u, lmax, s->q);
     svi_lcp_info li;
     st = solve_step(s, cfg, dr, info->steps, info, &li);
