@@ -111,6 +111,7 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
   s->pattern_pass = malloc(sizeof(int) * (size_t)npad * 2);
   s->pattern_idx = malloc(sizeof(int) * (size_t)(npad + 4));
   s->pattern_blk0 = malloc(sizeof(int) * (size_t)(np + 1));
+
   s->pattern_blk = malloc(sizeof(double) * (size_t)np * 2 * pc * (4 * 3 * pc + 4));
   int nrt = nc_max * (3 + 2 * nt_max);
   if (nrt > SVI_AT_NMAX) nrt = SVI_AT_NMAX;
@@ -143,6 +144,7 @@ void svi_impact_destroy(svi_impact* s) {
   free(s->pattern_pass);
   free(s->pattern_idx);
   free(s->pattern_blk0);
+
   free(s->pattern_blk);
   free(s->At_routh);
   free(s->At_ap);
@@ -445,6 +447,12 @@ void svi_impact_dense(svi_impact* s) {
  * in the reduced coordinates (normal and tangents per contact: the directions -t are the
  * negatives of +t) as u_r + Wr x, x the reduced impulse, and the rounding term of each row is
  * that evaluation's, |q_i| + sum_b |Wr_ab x_b| + |beta| or |gamma|. */
+/* one pair's violation at the worse end of b's rounding interval, NaN left to the caller's sum */
+static inline double pair_at(double a, double b, double e) {
+  double m1 = svi_pair_violation(a, b - e), m2 = svi_pair_violation(a, b + e);
+  return m1 > m2 ? m1 : m2;
+}
+
 double svi_routh_residual(const svi_impact* s, const double* q, const double* lam, double* z) {
   int nc = s->nc, nb = s->nb, nd = s->nd, nt = s->nt, m = (1 + nt) * nc;
   const double *zu = s->zunit, *wu = s->wunit;
@@ -469,40 +477,51 @@ double svi_routh_residual(const svi_impact* s, const double* q, const double* la
       mg[a] += fabs(t);
     }
   }
-  double r = 0;
+  const double e4 = 4 * DBL_EPSILON;
+  double r = 0, nanc = 0;
   for (int i = 0; i < nc; i++) {
     const double *ui = up + (1 + nt) * i, *mi = mg + (1 + nt) * i;
-    double beta = ui[0] < 0 ? -ui[0] : 0, gam = 0;
+    double ln = lam[i], beta = ui[0] < 0 ? -ui[0] : 0, gam = 0;
     for (int t = 0; t < nt; t++) {
       double a = ui[1 + t] < 0 ? -ui[1 + t] : ui[1 + t];   /* max(-u_t, u_t) over +t, -t */
       gam = a > gam ? a : gam;
     }
-    z[i] = beta;
-    z[nc + nb + i] = gam;
-    double v = svi_pair_residual(zu[i] * beta, wu[i] * (q[i] - lam[i]),
-                                 4 * DBL_EPSILON * wu[i] * (fabs(q[i]) + fabs(lam[i])));
+    /* beta against l_max - l_n, l_n against J_n v' + beta */
+    double a = zu[i] * beta, b = wu[i] * (q[i] - ln), e = e4 * wu[i] * (fabs(q[i]) + fabs(ln));
+    double v = pair_at(a, b, e);
+    nanc += a + b + e;
     r = v > r ? v : r;
-    int o = nc + i;   /* l_n against J_n v' + beta */
-    v = svi_pair_residual(zu[o] * lam[i], wu[o] * (ui[0] + beta),
-                          4 * DBL_EPSILON * wu[o] * (fabs(q[o]) + mi[0] + beta));
+    int o = nc + i;
+    a = zu[o] * ln, b = wu[o] * (ui[0] + beta), e = e4 * wu[o] * (fabs(q[o]) + mi[0] + beta);
+    v = pair_at(a, b, e);
+    nanc += a + b + e;
     r = v > r ? v : r;
-    double fr = s->mu[i] * lam[i], fm = fabs(fr);
-    for (int k = 0; k < nd; k++) {   /* l_D against J_D v' + gamma */
-      int row = nc + i * nd + k;
-      double ud = k % 2 ? -ui[1 + k / 2] : ui[1 + k / 2];
+    /* l_D (+t, -t per tangent) against J_D v' + gamma; gamma against mu l_n - E^T l_D */
+    double fr = s->mu[i] * ln, fm = fabs(fr);
+    for (int t = 0; t < nt; t++) {
+      int row = nc + i * nd + 2 * t;
+      double ut = ui[1 + t], mt = mi[1 + t], lp = lam[row], lm = lam[row + 1];
       o = nc + row;
-      v = svi_pair_residual(zu[o] * lam[row], wu[o] * (ud + gam),
-                            4 * DBL_EPSILON * wu[o] * (fabs(q[o]) + mi[1 + k / 2] + gam));
+      a = zu[o] * lp, b = wu[o] * (ut + gam), e = e4 * wu[o] * (fabs(q[o]) + mt + gam);
+      v = pair_at(a, b, e);
+      nanc += a + b + e;
       r = v > r ? v : r;
-      fr -= lam[row];
-      fm += fabs(lam[row]);
+      a = zu[o + 1] * lm, b = wu[o + 1] * (gam - ut), e = e4 * wu[o + 1] * (fabs(q[o + 1]) + mt + gam);
+      v = pair_at(a, b, e);
+      nanc += a + b + e;
+      r = v > r ? v : r;
+      fr -= lp + lm;
+      fm += fabs(lp) + fabs(lm);
     }
-    o = nc + nb + i;   /* gamma against mu l_n - E^T l_D */
-    v = svi_pair_residual(zu[o] * gam, wu[o] * fr, 4 * DBL_EPSILON * wu[o] * fm);
+    o = nc + nb + i;
+    a = zu[o] * gam, b = wu[o] * fr, e = e4 * wu[o] * fm;
+    v = pair_at(a, b, e);
+    nanc += a + b + e;
     r = v > r ? v : r;
+    if (z) { z[i] = beta; z[nc + nb + i] = gam; }
   }
-  for (int b = 0; b < nb; b++) z[nc + b] = lam[b];
-  return r;
+  if (z) for (int b = 0; b < nb; b++) z[nc + b] = lam[b];
+  return nanc == nanc ? r : INFINITY;
 }
 
 void svi_impact_add_w(const svi_impact* s, const double* lambda, double* u) {

@@ -96,6 +96,7 @@ struct svi_impact {
   double* pattern_blk;     /* every pattern's rows in blocks of 4, by coordinate, then 4 tau */
   int     pattern_npad, pattern_total;
   long long pattern_steps, pattern_picked;
+
 };
 
 /* Build W, A_ap and A_routh if setup skipped them (many contacts): O(nb^2 nv) */

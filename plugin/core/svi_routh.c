@@ -58,7 +58,7 @@ static int step_enumerate(svi_impact* s, const double* q, double r01, double tol
       for (int b = 0; b < nb; b++) lam[b] = s->sols[k * nb + b];
       /* complete z = [beta; lambda_bar; gamma] and check it against (75) itself */
       if (info) memset(info, 0, sizeof(*info));
-      double res = svi_routh_residual(s, q, lam, s->z);
+      double res = svi_routh_residual(s, q, lam, NULL);
       if (info) info->residual = res;
       return res <= tol ? SVI_OK : SVI_ERR_RESIDUAL;
     }
@@ -211,13 +211,15 @@ static int solve_step(svi_impact* s, const svi_routh_config* cfg, const draws* d
                       svi_sample_info* info, svi_lcp_info* li) {
   int nr = s->n_routh, nc = s->nc, nb = s->nb, N = cfg->max_steps > 0 ? cfg->max_steps : 10;
   uint64_t bidx = dr->attempt == 0 ? (dr->k * (uint64_t)(N + 1) + step) * nr : (uint64_t)step * nr;
-  svi_lcp_options o = svi_impact_lcp_options(s, &cfg->lcp, 1);
-  double tol = o.res_tol > 0 ? o.res_tol : 1e-9;
-  int st;
+  double tol = cfg->lcp.res_tol > 0 ? cfg->lcp.res_tol : 1e-9;
+  int st = SVI_OK;
   info->lcps++;
   if (dr->rule == SVI_BRANCH_ENUMERATE) {
     st = step_enumerate(s, s->q, svi_rng_uniform(dr->seed, STREAM_BRANCH, bidx), tol, s->lam, li);
-  } else {
+    if (st >= 0) return st;
+  }
+  svi_lcp_options o = svi_impact_lcp_options(s, &cfg->lcp, 1);
+  if (dr->rule != SVI_BRANCH_ENUMERATE) {
     const double *d = NULL, *sign = NULL;
     const int* order = NULL;
     if (dr->rule == SVI_BRANCH_RANDOM) {
