@@ -8,6 +8,9 @@
  *   accepted  =>  K(v+) <= K(v-) (1 + 1e-9),  J_n v+ >= -1e-6 v_app,  finite
  *   status OK =>  the same (fallback outcomes too)
  *   always    =>  finite, and K(v+) <= K(v-) (1 + 1e-9) (a rejected sample returns v-)
+ * Every problem runs the default paths (the precomputed mode rows, the revised dense Lemke); every
+ * other block of 8 problems has its LCPs solved by the low-rank Lemke (svi_lowrank.c) instead,
+ * forced whatever the problem's size.
  *
  *   test_property [problems]      default 100000; SVI_TEST_SCALE scales it (0.1 under ASan)
  */
@@ -17,6 +20,7 @@
 #include <string.h>
 
 #include "svi/svi_core.h"
+#include "svi_internal.h"
 #include "svi_test.h"
 
 #define P_MAX_NV 12
@@ -265,13 +269,18 @@ int main(int argc, char** argv) {
   long long sample_retries = 0, step_retries = 0, lcp_rejects = 0, regularized = 0, lcps = 0;
   long long by_rule[4] = {0}, spatial = 0, two_body = 0, redundant = 0;
   double worst_gain = 0;
-  svi_impact* s = svi_impact_create(P_MAX_NV, P_MAX_NC, 2);
+  long long lowrank = 0;
+  svi_impact* sa = svi_impact_create(P_MAX_NV, P_MAX_NC, 2);
+  svi_impact* sl = svi_impact_create(P_MAX_NV, P_MAX_NC, 2);
+  svi_impact_set_solver(sl, SVI_SOLVER_LOWRANK);
   for (long long t = 0; t < problems; t++) {
     prob p;
     int shape = make_problem(&p, (uint64_t)t) - 1;
     if (shape < 0) { skipped++; continue; }
     svi_problem_def def = {p.nv, p.nc, p.nt, p.M, p.Jn, p.Jt, p.mu, p.v};
+    svi_impact* s = (t / 8) % 2 ? sl : sa;
     if (svi_impact_setup(s, &def, NULL, 0) != SVI_OK) { skipped++; continue; }
+    lowrank += s->lowrank;
     double vapp = svi_impact_approach_speed(s), ke0 = kinetic(&p, p.v);
     spatial += p.nt == 2;
     two_body += p.nb == 2;
@@ -308,10 +317,12 @@ int main(int argc, char** argv) {
       lcps += info.lcps;
     }
   }
-  svi_impact_destroy(s);
-  printf("property: %lld problems (%lld skipped), %lld spatial, %lld two-body, %lld redundant; "
-         "%lld samples (lemke %lld, random %lld, enumerate %lld, auto %lld)\n",
-         problems, skipped, spatial, two_body, redundant, samples, by_rule[0], by_rule[1], by_rule[2], by_rule[3]);
+  svi_impact_destroy(sa);
+  svi_impact_destroy(sl);
+  printf("property: %lld problems (%lld skipped), %lld spatial, %lld two-body, %lld redundant, %lld through the "
+         "low-rank Lemke; %lld samples (lemke %lld, random %lld, enumerate %lld, auto %lld)\n",
+         problems, skipped, spatial, two_body, redundant, lowrank, samples, by_rule[0], by_rule[1], by_rule[2],
+         by_rule[3]);
   printf("property: accepted %lld, status ok %lld (finished by (31) %lld), rejected %lld, failed %lld\n",
          accepted, ok, ap, rejected, failed);
   printf("property: %lld LCPs, %lld regularised, %lld LCP rejects, %lld step retries, %lld sample retries\n",
@@ -326,5 +337,6 @@ int main(int argc, char** argv) {
   CHECK(gain_ok == 0 && approaching_ok == 0, "status-ok samples: %lld gain, %lld approaching", gain_ok, approaching_ok);
   CHECK(gain_any == 0, "%lld returned velocities gained energy", gain_any);
   CHECK(accepted > samples * 8 / 10, "only %lld of %lld samples accepted", accepted, samples);
+  CHECK(lowrank * 5 >= problems * 2, "only %lld problems through the low-rank Lemke", lowrank);
   return svi_test_finish();
 }

@@ -20,6 +20,8 @@
 
 #include "svi_internal.h"
 
+#define SOBOL_BATCH 256
+
 svi_approx_config svi_approx_default_config(void) {
   svi_approx_config c;
   memset(&c, 0, sizeof(c));
@@ -71,9 +73,22 @@ static void* run_job(void* arg) {
   if (!s) { jb->status = SVI_ERR_NOMEM; return NULL; }
   jb->status = svi_impact_setup(s, def, NULL, 0);
   if (jb->status != SVI_OK) { svi_impact_destroy(s); return NULL; }
+  /* the Sobol budgets of a batch of consecutive samples at once (incrementally: the same values
+   * as svi_sobol_point, so the set does not depend on the batch or the thread split) */
+  const svi_sobol* so = jb->sobol;
+  double* rows = so ? malloc(sizeof(double) * (size_t)SOBOL_BATCH * so->dim) : NULL;
+  if (so && !rows) { jb->status = SVI_ERR_NOMEM; svi_impact_destroy(s); return NULL; }
   for (long long k = jb->k0; k < jb->k1; k++) {
     svi_sample_info info;
     double* v = jb->v_out + k * def->nv;
+    if (rows) {
+      long long b = (k - jb->k0) % SOBOL_BATCH;
+      if (b == 0) {
+        long long cnt = jb->k1 - k < SOBOL_BATCH ? jb->k1 - k : SOBOL_BATCH;
+        svi_sobol_points(so, (uint64_t)k, (int)cnt, rows);
+      }
+      s->sobol_row = rows + (size_t)b * so->dim;
+    }
     svi_routh_run(s, &jb->cfg->routh, jb->sobol, (uint64_t)k, 0, jb->extra, v, &info, NULL, 0, NULL);
     /* kept in the set: terminated, every LCP valid in physical units, outcome checks passed
      * (svi_routh_run re-ran the sample if they failed); C(q0) removal = still colliding */
@@ -92,6 +107,7 @@ static void* run_job(void* arg) {
     if (info.ke_before > 0)
       jb->st.max_energy_ratio = fmax(jb->st.max_energy_ratio, info.ke_after / info.ke_before);
   }
+  free(rows);
   svi_impact_destroy(s);
   return NULL;
 }

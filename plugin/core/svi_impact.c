@@ -15,12 +15,20 @@
  *       [ 0  mu   -E^T  0 ]        [   0     ]
  * Only q changes between the steps of one impact, so the matrices are built once per event.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "svi_internal.h"
+
+/* SVI_SOLVER_AUTO: the low-rank Lemke when the impulse rows outnumber the velocities by this
+ * ratio and there are at least this many (measured crossover: docs/benchmarks.md) */
+#define LOWRANK_MIN_NB 40
+#define LOWRANK_RATIO 4
+/* when the low-rank Lemke fails on a (75) of at most this size, the dense one tries */
+#define LOWRANK_DENSE_FALLBACK 256
 
 void svi_matvec(int r, int c, const double* A, const double* x, double* y) {
   for (int i = 0; i < r; i++) {
@@ -52,13 +60,13 @@ static size_t carve(svi_impact* s, double* block) {
   int nv = s->nv_max;
   struct { double** p; size_t n; } parts[] = {
     {&s->M, nv * nv}, {&s->L, nv * nv}, {&s->Jbar, nb * nv},
-    {&s->Jt, s->nc_max * s->nt_max * nv}, {&s->G, nv * nb}, {&s->W, nb * nb},
+    {&s->Jt, s->nc_max * s->nt_max * nv}, {&s->G, nv * nb}, {&s->Gt, nb * nv}, {&s->W, nb * nb},
     {&s->mu, s->nc_max}, {&s->v0, nv}, {&s->u0, nb}, {&s->A_ap, nr * nr},
     {&s->A_routh, nr * nr}, {&s->q, nr}, {&s->z, nr}, {&s->d, nr}, {&s->lam, nb},
     {&s->Lam, nb}, {&s->u, nb}, {&s->v, nv}, {&s->A_one, nr * nr}, {&s->lmax, s->nc_max}, {&s->vn, nb},
     {&s->sols, SVI_ENUM_MAX_SOLS * nr}, {&s->dv, SVI_ENUM_MAX_SOLS * nv}, {&s->sign, nr}, {&s->seen, SVI_ENUM_MAX_SOLS * 3 * s->nc_max},
     {&s->Wr, 9 * s->nc_max * s->nc_max}, {&s->kappa, s->nc_max}, {&s->zunit, nr},
-    {&s->wunit, nr}};
+    {&s->wunit, nr}, {&s->lr_scratch, 2 * nr + 2 * nv}};
   size_t used = 0;
   for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
     if (block) *parts[i].p = block + used;
@@ -76,9 +84,11 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
   s->nt_max = nt_max;
   double* block = calloc(carve(s, NULL), sizeof(double));
   s->lcp = svi_lcp_work_create(nc_max * (3 + 2 * nt_max));
-  if (!block || !s->lcp) {
+  s->lr = svi_lr_create(nc_max, nv_max);
+  if (!block || !s->lcp || !s->lr) {
     free(block);
     svi_lcp_work_destroy(s->lcp);
+    svi_lr_destroy(s->lr);
     free(s);
     return NULL;
   }
@@ -90,7 +100,29 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
   s->pattern_cap = np;
   s->pattern_map = malloc(sizeof(double) * (size_t)np * 2 * (2 * pc) * (3 * pc));
   s->pattern_ok = malloc((size_t)np);
-  if (!s->order || !s->pattern_map || !s->pattern_ok) {
+  /* at most 8 rows per contact: 4 sign conditions, 4 consistency rows of a singular pattern */
+  s->pattern_row0 = malloc(sizeof(int) * (size_t)(np + 1));
+  s->pattern_F = malloc(sizeof(double) * (size_t)np * 8 * pc * 3 * pc);
+  s->pattern_tau = malloc(sizeof(double) * (size_t)np * 8 * pc);
+  s->pattern_hits = malloc(sizeof(int) * (size_t)np * 8 * pc);
+  int npad = (np + 3) & ~3;
+  s->pattern_first = malloc(sizeof(double) * (size_t)npad * 2 * 3 * pc);
+  s->pattern_tau1 = malloc(sizeof(double) * (size_t)npad * 2);
+  s->pattern_pass = malloc(sizeof(int) * (size_t)npad * 2);
+  s->pattern_idx = malloc(sizeof(int) * (size_t)(npad + 4));
+  s->pattern_blk0 = malloc(sizeof(int) * (size_t)(np + 1));
+
+  s->pattern_blk = malloc(sizeof(double) * (size_t)np * 2 * pc * (4 * 3 * pc + 4));
+  int nrt = nc_max * (3 + 2 * nt_max);
+  if (nrt > SVI_AT_NMAX) nrt = SVI_AT_NMAX;
+  s->At_routh = malloc(sizeof(double) * (size_t)nrt * nrt);
+  s->At_ap = malloc(sizeof(double) * (size_t)nrt * nrt);
+  s->pattern_h = malloc(sizeof(double) * (size_t)npad * 2);
+  s->pattern_frow = malloc(sizeof(int) * (size_t)npad * 2);
+  if (!s->order || !s->pattern_map || !s->pattern_ok || !s->pattern_row0 || !s->pattern_F ||
+      !s->pattern_tau || !s->pattern_hits || !s->pattern_first || !s->pattern_tau1 || !s->pattern_pass || !s->pattern_idx || !s->pattern_blk0 ||
+      !s->pattern_blk || !s->At_routh || !s->At_ap || !s->pattern_h ||
+      !s->pattern_frow) {
     svi_impact_destroy(s);
     return NULL;
   }
@@ -103,8 +135,28 @@ void svi_impact_destroy(svi_impact* s) {
   free(s->order);
   free(s->pattern_map);
   free(s->pattern_ok);
+  free(s->pattern_row0);
+  free(s->pattern_F);
+  free(s->pattern_tau);
+  free(s->pattern_hits);
+  free(s->pattern_first);
+  free(s->pattern_tau1);
+  free(s->pattern_pass);
+  free(s->pattern_idx);
+  free(s->pattern_blk0);
+
+  free(s->pattern_blk);
+  free(s->At_routh);
+  free(s->At_ap);
+  free(s->pattern_h);
+  free(s->pattern_frow);
   svi_lcp_work_destroy(s->lcp);
+  svi_lr_destroy(s->lr);
   free(s);
+}
+
+void svi_impact_set_solver(svi_impact* s, svi_solver solver) {
+  if (s) s->solver = solver;
 }
 
 static int fail(char* err, int errlen, int status, const char* msg) {
@@ -163,14 +215,20 @@ static void build_jbar(svi_impact* s, const svi_problem_def* def) {
   }
 }
 
-/* G = M^-1 Jbar^T (nv x nb), W = Jbar G (nb x nb) */
-static void build_delassus(svi_impact* s) {
+/* G = M^-1 Jbar^T (nv x nb) and its transpose */
+static void build_g(svi_impact* s) {
   int nv = s->nv, nb = s->nb;
   for (int c = 0; c < nb; c++) {
-    for (int k = 0; k < nv; k++) s->v[k] = s->Jbar[c * nv + k];
-    svi_cholesky_solve(nv, s->L, s->v);
-    for (int k = 0; k < nv; k++) s->G[k * nb + c] = s->v[k];
+    double* g = s->Gt + (size_t)c * nv;
+    memcpy(g, s->Jbar + (size_t)c * nv, sizeof(double) * nv);
+    svi_cholesky_solve(nv, s->L, g);
+    for (int k = 0; k < nv; k++) s->G[k * nb + c] = g[k];
   }
+}
+
+/* W = Jbar G (nb x nb) */
+static void build_delassus(svi_impact* s) {
+  int nv = s->nv, nb = s->nb;
   for (int i = 0; i < nb; i++)
     for (int j = 0; j < nb; j++) {
       double w = 0;
@@ -183,6 +241,7 @@ static void build_delassus(svi_impact* s) {
       double a = 0.5 * (s->W[i * nb + j] + s->W[j * nb + i]);
       s->W[i * nb + j] = s->W[j * nb + i] = a;
     }
+  s->dense = 1;
 }
 
 /* Write the Anitescu-Potra block [[W, [0;E]], [mu, -E^T, 0]] into A (leading dim ld) at (o,o). */
@@ -217,8 +276,8 @@ static void build_units(svi_impact* s) {
   int nc = s->nc, nd = s->nd, nb = s->nb;
   double kmax = 0;
   for (int i = 0; i < nc; i++) {
-    double k = s->W[i * nb + i];
-    for (int r = 0; r < nd; r++) k = fmax(k, s->W[(nc + i * nd + r) * nb + nc + i * nd + r]);
+    double k = svi_impact_w(s, i, i);
+    for (int r = 0; r < nd; r++) k = fmax(k, svi_impact_w(s, nc + i * nd + r, nc + i * nd + r));
     s->kappa[i] = k;
     kmax = fmax(kmax, k);
   }
@@ -244,6 +303,56 @@ svi_lcp_options svi_impact_lcp_options(const svi_impact* s, const svi_lcp_option
   o.zunit = s->zunit + off;
   o.wunit = s->wunit + off;
   return o;
+}
+
+static double norm_inf(int n, const double* A) {
+  double r = 0;
+  for (int i = 0; i < n; i++) {
+    double t = 0;
+    for (int j = 0; j < n; j++) t += fabs(A[(size_t)i * n + j]);
+    r = fmax(r, t);
+  }
+  return r;
+}
+
+/* The LCP matrices of (31) and (75) from W, and their norms (the dense Lemke's tolerances) */
+static void build_lcp_matrices(svi_impact* s) {
+  int nc = s->nc, na = s->n_ap, nr = s->n_routh;
+  memset(s->A_ap, 0, sizeof(double) * na * na);
+  build_ap_block(s, s->A_ap, na, 0);
+  memset(s->A_routh, 0, sizeof(double) * nr * nr);
+  build_ap_block(s, s->A_routh, nr, nc);
+  for (int i = 0; i < nc; i++) {
+    s->A_routh[i * nr + nc + i] = -1.0;   /* l_max - l_n >= 0 */
+    s->A_routh[(nc + i) * nr + i] = 1.0;  /* J_n v' + beta >= 0 */
+  }
+  s->anorm_ap = norm_inf(na, s->A_ap);
+  s->anorm_routh = norm_inf(nr, s->A_routh);
+  if (nr <= SVI_AT_NMAX && s->At_routh) {
+    for (int i = 0; i < nr; i++)
+      for (int j = 0; j < nr; j++) s->At_routh[j * nr + i] = s->A_routh[i * nr + j];
+    for (int i = 0; i < na; i++)
+      for (int j = 0; j < na; j++) s->At_ap[j * na + i] = s->A_ap[i * na + j];
+  }
+}
+
+/* Without the matrices: |A|_inf bounded through sum_c |W_rc| <= sum_k |Jbar_rk| sum_c |G_kc|
+ * (the low-rank solver's pivot tolerance; an upper bound, so never a smaller tolerance) */
+static void lcp_norm_bounds(svi_impact* s) {
+  int nc = s->nc, nb = s->nb, nv = s->nv, nd = s->nd;
+  double gs[SVI_LR_MAX_NV] = {0}, wmax = 0;
+  for (int k = 0; k < nv; k++)
+    for (int c = 0; c < nb; c++) gs[k] += fabs(s->G[k * nb + c]);
+  for (int r = 0; r < nb; r++) {
+    double t = 0;
+    for (int k = 0; k < nv; k++) t += fabs(s->Jbar[r * nv + k]) * gs[k];
+    t += r < nc ? 0 : 1;   /* E */
+    wmax = fmax(wmax, t);
+  }
+  double gam = 0;
+  for (int i = 0; i < nc; i++) gam = fmax(gam, s->mu[i] + nd);
+  s->anorm_ap = fmax(wmax, gam);
+  s->anorm_routh = fmax(fmax(wmax + 1, gam), 1.0);
 }
 
 int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int errlen) {
@@ -291,8 +400,15 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
   memcpy(s->mu, def->mu, sizeof(double) * nc);
   memcpy(s->v0, def->v, sizeof(double) * nv);
   build_jbar(s, def);
-  build_delassus(s);
+  build_g(s);
   svi_matvec(s->nb, nv, s->Jbar, s->v0, s->u0);
+  /* many contacts on few velocities: the low-rank Lemke, and no nb x nb matrix unless the
+   * mode enumeration (nc <= 4) needs one */
+  s->lowrank = nv <= SVI_LR_MAX_NV &&
+               (s->solver == SVI_SOLVER_LOWRANK ||
+                (s->solver == SVI_SOLVER_AUTO && s->nb >= LOWRANK_MIN_NB && s->nb >= LOWRANK_RATIO * nv));
+  s->dense = 0;
+  if (!s->lowrank || svi_modes_supported(s)) build_delassus(s);
 
   s->max_mu = 0;
   for (int i = 0; i < nc; i++) s->max_mu = fmax(s->max_mu, s->mu[i]);
@@ -300,7 +416,7 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
   s->ref_impulse = 0;
   for (int i = 0; i < s->nb; i++) s->vscale = fmax(s->vscale, fabs(s->u0[i]));
   for (int i = 0; i < nc; i++) {
-    double wii = s->W[i * s->nb + i];
+    double wii = svi_impact_w(s, i, i);
     if (wii > 0 && s->u0[i] < 0) s->ref_impulse = fmax(s->ref_impulse, -s->u0[i] / wii);
   }
   /* "non-colliding" is J_n v >= -1e-8 in the paper (absolute); we make it relative to the
@@ -312,17 +428,208 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
   s->ke0 = svi_impact_kinetic_energy(s, s->v0);
   build_units(s);
 
+  if (s->dense) build_lcp_matrices(s);
+  else lcp_norm_bounds(s);
   svi_modes_setup(s);
-  int na = s->n_ap, nr = s->n_routh;
-  memset(s->A_ap, 0, sizeof(double) * na * na);
-  build_ap_block(s, s->A_ap, na, 0);
-  memset(s->A_routh, 0, sizeof(double) * nr * nr);
-  build_ap_block(s, s->A_routh, nr, nc);
-  for (int i = 0; i < nc; i++) {
-    s->A_routh[i * nr + nc + i] = -1.0;   /* l_max - l_n >= 0 */
-    s->A_routh[(nc + i) * nr + i] = 1.0;  /* J_n v' + beta >= 0 */
-  }
   return SVI_OK;
+}
+
+void svi_impact_dense(svi_impact* s) {
+  if (!s || s->dense || s->nc <= 0) return;
+  build_delassus(s);
+  build_lcp_matrices(s);
+}
+
+/* The physical residual of an impulse lambda_bar as a solution of the step (75) at q, for the
+ * enumerated steps (nc <= 4, the reduced Delassus matrix Wr of svi_modes_setup): every pair of
+ * (75) measured as svi_lcp_residual_units does, with z = [beta; lambda_bar; gamma] completed from
+ * the post-step velocity (beta = (-u_n')^+, gamma = max_k (-u_D,k')^+, eq. 73-75).  u' is formed
+ * in the reduced coordinates (normal and tangents per contact: the directions -t are the
+ * negatives of +t) as u_r + Wr x, x the reduced impulse, and the rounding term of each row is
+ * that evaluation's, |q_i| + sum_b |Wr_ab x_b| + |beta| or |gamma|. */
+/* one pair's violation at the worse end of b's rounding interval, NaN left to the caller's sum */
+static inline double pair_at(double a, double b, double e) {
+  double m1 = svi_pair_violation(a, b - e), m2 = svi_pair_violation(a, b + e);
+  return m1 > m2 ? m1 : m2;
+}
+
+double svi_routh_residual(const svi_impact* s, const double* q, const double* lam, double* z) {
+  int nc = s->nc, nb = s->nb, nd = s->nd, nt = s->nt, m = (1 + nt) * nc;
+  const double *zu = s->zunit, *wu = s->wunit;
+  double x[12], up[12], mg[12];
+  if (nc > 4) return INFINITY;
+  for (int i = 0; i < nc; i++) {   /* reduced impulse and velocity (n, t1[, t2]) */
+    x[(1 + nt) * i] = lam[i];
+    up[(1 + nt) * i] = q[nc + i];
+    for (int t = 0; t < nt; t++) {
+      int r = nc + i * nd + 2 * t;
+      x[(1 + nt) * i + 1 + t] = lam[r] - lam[r + 1];
+      up[(1 + nt) * i + 1 + t] = q[nc + r];
+    }
+  }
+  for (int a = 0; a < m; a++) mg[a] = 0;
+  for (int b = 0; b < m; b++) {   /* by columns (Wr is symmetric) */
+    const double* w = s->Wr + b * m;
+    double xb = x[b];
+    for (int a = 0; a < m; a++) {
+      double t = w[a] * xb;
+      up[a] += t;
+      mg[a] += fabs(t);
+    }
+  }
+  const double e4 = 4 * DBL_EPSILON;
+  double r = 0, nanc = 0;
+  for (int i = 0; i < nc; i++) {
+    const double *ui = up + (1 + nt) * i, *mi = mg + (1 + nt) * i;
+    double ln = lam[i], beta = ui[0] < 0 ? -ui[0] : 0, gam = 0;
+    for (int t = 0; t < nt; t++) {
+      double a = ui[1 + t] < 0 ? -ui[1 + t] : ui[1 + t];   /* max(-u_t, u_t) over +t, -t */
+      gam = a > gam ? a : gam;
+    }
+    /* beta against l_max - l_n, l_n against J_n v' + beta */
+    double a = zu[i] * beta, b = wu[i] * (q[i] - ln), e = e4 * wu[i] * (fabs(q[i]) + fabs(ln));
+    double v = pair_at(a, b, e);
+    nanc += a + b + e;
+    r = v > r ? v : r;
+    int o = nc + i;
+    a = zu[o] * ln, b = wu[o] * (ui[0] + beta), e = e4 * wu[o] * (fabs(q[o]) + mi[0] + beta);
+    v = pair_at(a, b, e);
+    nanc += a + b + e;
+    r = v > r ? v : r;
+    /* l_D (+t, -t per tangent) against J_D v' + gamma; gamma against mu l_n - E^T l_D */
+    double fr = s->mu[i] * ln, fm = fabs(fr);
+    for (int t = 0; t < nt; t++) {
+      int row = nc + i * nd + 2 * t;
+      double ut = ui[1 + t], mt = mi[1 + t], lp = lam[row], lm = lam[row + 1];
+      o = nc + row;
+      a = zu[o] * lp, b = wu[o] * (ut + gam), e = e4 * wu[o] * (fabs(q[o]) + mt + gam);
+      v = pair_at(a, b, e);
+      nanc += a + b + e;
+      r = v > r ? v : r;
+      a = zu[o + 1] * lm, b = wu[o + 1] * (gam - ut), e = e4 * wu[o + 1] * (fabs(q[o + 1]) + mt + gam);
+      v = pair_at(a, b, e);
+      nanc += a + b + e;
+      r = v > r ? v : r;
+      fr -= lp + lm;
+      fm += fabs(lp) + fabs(lm);
+    }
+    o = nc + nb + i;
+    a = zu[o] * gam, b = wu[o] * fr, e = e4 * wu[o] * fm;
+    v = pair_at(a, b, e);
+    nanc += a + b + e;
+    r = v > r ? v : r;
+    if (z) { z[i] = beta; z[nc + nb + i] = gam; }
+  }
+  if (z) for (int b = 0; b < nb; b++) z[nc + b] = lam[b];
+  return nanc == nanc ? r : INFINITY;
+}
+
+void svi_impact_add_w(const svi_impact* s, const double* lambda, double* u) {
+  int nb = s->nb, nv = s->nv;
+  if (s->dense) {   /* u += lambda_j W(:, j) = lambda_j W(j, :) (symmetric) */
+    for (int j = 0; j < nb; j++) {
+      double l = lambda[j];
+      const double* w = s->W + (size_t)j * nb;
+      for (int i = 0; i < nb; i++) u[i] += w[i] * l;
+    }
+    return;
+  }
+  double dv[SVI_LR_MAX_NV] = {0};
+  for (int c = 0; c < nb; c++) {
+    double l = lambda[c];
+    if (l == 0) continue;
+    const double* g = s->Gt + (size_t)c * nv;
+    for (int k = 0; k < nv; k++) dv[k] += g[k] * l;
+  }
+  svi_matvec_add(nb, nv, s->Jbar, dv, u);
+}
+
+/* y = W lambda and m = |W| |lambda| over the rows (dense W, by its symmetric columns) */
+SVI_SIMD static void kern_w_times(int nb, const double* restrict W, const double* restrict lam,
+                                  double* restrict y, double* restrict m) {
+  for (int i = 0; i < nb; i++) y[i] = m[i] = 0;
+  for (int c = 0; c < nb; c++) {
+    const double* w = W + (size_t)c * nb;
+    double l = lam[c];
+    for (int i = 0; i < nb; i++) {
+      double t = w[i] * l;
+      y[i] += t;
+      m[i] += fabs(t);
+    }
+  }
+}
+
+static int svi_w_times(const svi_impact* s, const double* lam, double* y, double* m) {
+  if (!s->dense) return 0;
+  kern_w_times(s->nb, s->W, lam, y, m);
+  return 1;
+}
+
+/* The physical residual of z on (75) (routh) or (31), as svi_lcp_residual_units measures it
+ * (pairs in the caller's units, the rounding term |q_i| + sum_j |A_ij z_j|), without the zeros
+ * of the matrices: W lambda by columns of the symmetric W (vectorised), then O(n) per pair. */
+static double lcp_residual(const svi_impact* s, int routh, const double* q, const double* z) {
+  int nc = s->nc, nb = s->nb, nd = s->nd, off = routh ? nc : 0, n = routh ? s->n_routh : s->n_ap;
+  const double *zu = s->zunit + (routh ? 0 : nc), *wu = s->wunit + (routh ? 0 : nc), *lam = z + off;
+  double* wl = s->lr_scratch;         /* nb: W lambda */
+  double* wm = s->lr_scratch + nb;    /* nb: |W| |lambda| */
+  if (!svi_w_times(s, lam, wl, wm)) return INFINITY;
+  double r = 0, t;
+  for (int o = 0; o < n; o++) {
+    double wi = q[o], mag = fabs(q[o]);
+    if (o < off) {                       /* l_max - l_n */
+      t = -lam[o];
+      wi += t; mag += fabs(t);
+    } else if (o < off + nb) {           /* J v' (+ beta) (+ E gamma) */
+      int row = o - off;
+      if (routh && row < nc) { t = z[row]; wi += t; mag += fabs(t); }
+      wi += wl[row];
+      mag += wm[row];
+      if (row >= nc) { t = z[off + nb + (row - nc) / nd]; wi += t; mag += fabs(t); }
+    } else {                             /* mu l_n - E^T l_D */
+      int i = o - off - nb;
+      t = s->mu[i] * lam[i];
+      wi += t; mag += fabs(t);
+      for (int k = 0; k < nd; k++) { t = -lam[nc + i * nd + k]; wi += t; mag += fabs(t); }
+    }
+    double m = svi_pair_residual(zu[o] * z[o], wu[o] * wi, 4 * DBL_EPSILON * wu[o] * mag);
+    if (m > r) r = m;
+  }
+  return r;
+}
+
+static double residual_routh(const void* s, const double* q, const double* z) { return lcp_residual(s, 1, q, z); }
+static double residual_ap(const void* s, const double* q, const double* z) { return lcp_residual(s, 0, q, z); }
+
+/* the dense Lemke on (75) or (31) with the matrix prepared at setup */
+static int dense_lemke(svi_impact* s, int routh, const double* q, const double* d, const int* order,
+                       const double* sign, const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
+  int n = routh ? s->n_routh : s->n_ap;
+  svi_lcp_prepared P = {routh ? s->A_routh : s->A_ap, NULL, routh ? s->anorm_routh : s->anorm_ap, NULL, s};
+  if (n <= SVI_AT_NMAX) P.Mt = routh ? s->At_routh : s->At_ap;
+  /* the structured residual is the same quantity only in the physical units the laws pass */
+  if (opt && opt->zunit == s->zunit + (routh ? 0 : s->nc) && opt->wunit == s->wunit + (routh ? 0 : s->nc))
+    P.residual = routh ? residual_routh : residual_ap;
+  return svi_lcp_lemke_prepared(s->lcp, n, &P, q, d, order, sign, opt, z, info);
+}
+
+int svi_impact_lemke(svi_impact* s, int routh, const double* q, const double* d, const int* order,
+                     const double* sign, const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
+  if (s->lowrank) {
+    svi_lcp_info li;
+    if (!info) info = &li;
+    int st = svi_lr_lemke(s->lr, s, routh, q, d, order, sign, opt, z, info);
+    if (st >= 0 || s->n_routh > LOWRANK_DENSE_FALLBACK) return st;
+    /* a mid-sized LCP the low-rank path could not solve (Lemke stalls on friction loops now
+     * and then, not always on the same ones as the dense tableau): the dense tableau, with the
+     * same rule and checks (W is formed once per event for it) */
+    int piv = info->pivots;
+    svi_impact_dense(s);
+    st = dense_lemke(s, routh, q, d, order, sign, opt, z, info);
+    info->pivots += piv;
+    return st;
+  }
+  return dense_lemke(s, routh, q, d, order, sign, opt, z, info);
 }
 
 int svi_impact_nv(const svi_impact* s) { return s->nv; }

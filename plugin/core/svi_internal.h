@@ -2,9 +2,31 @@
 #ifndef SVI_INTERNAL_H_
 #define SVI_INTERNAL_H_
 
+#include <math.h>
+
 #include "svi/svi_core.h"
 
 #define SVI_ENUM_MAX_SOLS 64
+
+/* Hot O(n) kernels get an AVX2 clone chosen at load time (the build sets no -march).  ISO C11
+ * (-std=c11) keeps -ffp-contract=off and no kernel reorders a sum, so every clone returns the
+ * same bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(SVI_NO_MULTIVERSION)
+#define SVI_SIMD __attribute__((target_clones("avx2", "default")))
+#else
+#define SVI_SIMD
+#endif
+
+/* the structure-exploiting Lemke of svi_lowrank.c (per-contact blocks + the rank-nv coupling) */
+typedef struct svi_lr svi_lr;
+svi_lr* svi_lr_create(int nc_max, int nv_max);
+void    svi_lr_destroy(svi_lr* w);
+
+/* Which Lemke solves the impact LCPs (31) and (75): SVI_SOLVER_AUTO picks the low-rank solver
+ * when the contacts outnumber the velocities (svi_impact_setup, docs/theory.md 5.2). */
+typedef enum { SVI_SOLVER_AUTO = 0, SVI_SOLVER_DENSE = 1, SVI_SOLVER_LOWRANK = 2 } svi_solver;
+#define SVI_LR_MAX_NV 64   /* the low-rank solver's largest nv */
+#define SVI_AT_NMAX 128    /* transposed LCP matrices kept up to this size */
 
 struct svi_impact {
   /* capacity */
@@ -18,12 +40,23 @@ struct svi_impact {
   double* Jbar;   /* nb x nv: [Jn; JD], eq. (35) */
   double* Jt;     /* nc nt x nv */
   double* G;      /* nv x nb: M^-1 Jbar^T */
-  double* W;      /* nb x nb: Jbar M^-1 Jbar^T (Delassus) */
+  double* Gt;     /* nb x nv: G transposed (the low-rank solver reads its columns) */
+  double* W;      /* nb x nb: Jbar M^-1 Jbar^T (Delassus); valid iff dense (svi_impact_dense) */
   double* mu;     /* nc */
   double* v0;     /* nv */
   double* u0;     /* nb: Jbar v0 */
   double* A_ap;   /* n_ap^2, eq. (31)-(33) */
-  double* A_routh;/* n_routh^2, eq. (75b) */
+  double* A_routh;/* n_routh^2, eq. (75b); valid iff dense */
+  double *At_routh, *At_ap;   /* their transposes when n <= SVI_AT_NMAX (the revised Lemke) */
+  int     dense;    /* W, A_ap, A_routh are built for this problem */
+  int     lowrank;  /* the LCPs are solved by svi_lr_lemke (no n x n matrix) */
+  svi_solver solver;/* requested at create (svi_impact_set_solver), resolved at setup */
+  double  anorm_routh, anorm_ap;   /* |A|_inf of (75), (31) (an upper bound without dense) */
+  svi_lr* lr;
+  double* lr_scratch;   /* 2 n_routh + 2 nv */
+  /* Algorithm 2: the current sample's Sobol coordinates, generated for a batch of consecutive
+   * samples at once (the same values as svi_sobol_point); NULL: evaluate them directly */
+  const double* sobol_row;
   double  ref_impulse, vscale, sep_tol, max_mu;
   double  v_app;    /* largest pre-impact approach speed max_i (-J_n,i v-)^+, m/s */
   double  pen_tol;  /* outcome check: J_n v+ >= -pen_tol = -1e-6 v_app */
@@ -44,7 +77,89 @@ struct svi_impact {
   int     n_patterns;      /* = 7^nc when the maps of the current problem are valid, else 0 */
   double* pattern_map;     /* per pattern: X (2nc x 3nc) then U (2nc x 3nc) */
   unsigned char* pattern_ok;
+  /* per pattern p, its feasibility as rows F g <= tau, g = [u_r; l_max] (3nc values): rows
+   * pattern_row0[p] .. pattern_row0[p + 1] - 1 of pattern_F (3nc each) and pattern_tau */
+  int*    pattern_row0;
+  double* pattern_F;
+  double* pattern_tau;
+  int*    pattern_hits;    /* how often each row rejected */
+  /* each pattern's two most rejecting rows, packed by coordinate for evaluating all patterns at
+   * once: pattern_first (2 x 3nc x pattern_npad), pattern_tau1 (2 x npad), pattern_frow (their
+   * indices in pattern_F, 2 per pattern) */
+  double* pattern_first;
+  double* pattern_tau1;
+  double* pattern_h;       /* scratch: 2 x npad */
+  int*    pattern_frow;
+  int*    pattern_pass;    /* 2 per pattern: steps passing the first, and both packed rows */
+  int*    pattern_idx;     /* scratch: the patterns that pass both (npad + 4) */
+  int*    pattern_blk0;    /* per pattern: its first block of 4 rows in pattern_blk */
+  double* pattern_blk;     /* every pattern's rows in blocks of 4, by coordinate, then 4 tau */
+  int     pattern_npad, pattern_total;
+  long long pattern_steps, pattern_picked;
+
 };
+
+/* Build W, A_ap and A_routh if setup skipped them (many contacts): O(nb^2 nv) */
+void svi_impact_dense(svi_impact* s);
+/* for tests: force a solver for the following setups */
+void svi_impact_set_solver(svi_impact* s, svi_solver solver);
+/* W_ab without the dense matrix (Jbar_a . G_b) */
+static inline double svi_impact_w(const svi_impact* s, int a, int b) {
+  if (s->dense) return s->W[(size_t)a * s->nb + b];
+  const double *x = s->Jbar + (size_t)a * s->nv, *y = s->Gt + (size_t)b * s->nv;
+  double t = 0;
+  for (int k = 0; k < s->nv; k++) t += x[k] * y[k];
+  return t;
+}
+/* the physical residual of lambda_bar (nb) as a solution of the step (75) at q, dense W only;
+ * z (n_routh) receives [beta; lambda_bar; gamma] */
+double svi_routh_residual(const svi_impact* s, const double* q, const double* lam, double* z);
+/* u += W lambda (nb values) */
+void svi_impact_add_w(const svi_impact* s, const double* lambda, double* u);
+/* Lemke on (75) (routh = 1) or (31) (routh = 0) of s, dense or low-rank as resolved at setup;
+ * arguments as svi_lcp_lemke_perturbed, opt with the physical units */
+int svi_impact_lemke(svi_impact* s, int routh, const double* q, const double* d, const int* order,
+                     const double* sign, const svi_lcp_options* opt, double* z, svi_lcp_info* info);
+int svi_lr_lemke(svi_lr* w, const svi_impact* s, int routh, const double* q, const double* d,
+                 const int* order, const double* sign, const svi_lcp_options* opt, double* z,
+                 svi_lcp_info* info);
+/* physical residual of z on (75)/(31) evaluated through Jbar and G; wout (may be NULL) = A z + q;
+ * scratch: 2 nv */
+double svi_lr_residual(const svi_impact* s, int routh, const double* q, const double* z,
+                       const double* zu, const double* wu, double* wout, double* scratch);
+/* A matrix prepared once per event for the dense Lemke (svi_lcp.c): checked finite, its norm,
+ * optionally its transpose (the revised form reads columns) and a residual that replaces
+ * svi_lcp_residual_units (the same quantity, computed from the problem's structure). */
+typedef struct {
+  const double* M;       /* n x n row-major */
+  const double* Mt;      /* its transpose, or NULL */
+  double        mnorm;   /* |M|_inf */
+  double (*residual)(const void* ctx, const double* q, const double* z);   /* or NULL */
+  const void*   ctx;
+} svi_lcp_prepared;
+int svi_lcp_lemke_prepared(svi_lcp_work* w, int n, const svi_lcp_prepared* P, const double* q,
+                           const double* d, const int* order, const double* sign,
+                           const svi_lcp_options* opt, double* z, svi_lcp_info* info);
+
+/* The violation of one complementary pair a _|_ b, max(|min(a, b)|, -a, -b), over b's rounding
+ * interval [b - e, b + e]: the value at its worse end; INFINITY if anything is NaN.  Inline
+ * comparisons (libm's fmin and fmax are calls). */
+static inline double svi_pair_violation(double a, double b) {
+  double mn = a < b ? a : b, m = mn < 0 ? -mn : mn;
+  if (-a > m) m = -a;
+  if (-b > m) m = -b;
+  return m;
+}
+static inline double svi_pair_residual(double a, double b, double e) {
+  if (!(a == a && b == b && e == e)) return INFINITY;
+  double m1 = svi_pair_violation(a, b - e), m2 = svi_pair_violation(a, b + e);
+  return m1 > m2 ? m1 : m2;
+}
+
+/* svi_rng_u64(seed, stream, index) = svi_rng_keyed(svi_rng_key(seed, stream), index): the key of a
+ * stream computed once for many draws */
+uint64_t svi_rng_key(uint64_t seed, uint64_t stream);
+uint64_t svi_rng_keyed(uint64_t key, uint64_t index);
 
 /* y = A x, A r x c row-major */
 void svi_matvec(int r, int c, const double* A, const double* x, double* y);
@@ -60,6 +175,10 @@ double svi_routh_h(const svi_impact* s, const svi_routh_config* cfg);
 int svi_routh_run(svi_impact* s, const svi_routh_config* cfg, const svi_sobol* sobol,
                   uint64_t k, int finish_ap, double extra_budget, double* v_out,
                   svi_sample_info* info, double* traj, int traj_cap, int* traj_len);
+
+/* Coordinates 0 .. dim-1 of the Sobol points first .. first + count - 1 into out (count x dim),
+ * the same values as svi_sobol_point, generated incrementally: O(dim) per point */
+void svi_sobol_points(const svi_sobol* so, uint64_t first, int count, double* out);
 
 /* svi_impact_check_outcome that also hands back K(v) and min_i J_n,i v (either may be NULL) */
 int svi_outcome_check(const svi_impact* s, const double* v, const double* lambda, double* ke,

@@ -12,7 +12,7 @@ int svi_law_simultaneous(svi_impact* s, const svi_lcp_options* opt, double* v_ou
   memcpy(s->q, s->u0, sizeof(double) * nb);
   memset(s->q + nb, 0, sizeof(double) * s->nc);
   svi_lcp_options o = svi_impact_lcp_options(s, opt, 0);
-  int st = svi_lcp_lemke(s->lcp, s->n_ap, s->A_ap, s->q, NULL, &o, s->z, info);
+  int st = svi_impact_lemke(s, 0, s->q, NULL, NULL, NULL, &o, s->z, info);
   memcpy(v_out, s->v0, sizeof(double) * s->nv);
   memset(s->Lam, 0, sizeof(double) * nb);
   if (st >= 0) {
@@ -33,7 +33,7 @@ static void complete_ap(const svi_impact* s, const double* lam, double* z) {
   double* up = s->vn;   /* scratch, nb */
   memcpy(z, lam, sizeof(double) * nb);
   memcpy(up, s->u0, sizeof(double) * nb);
-  svi_matvec_add(nb, nb, s->W, lam, up);
+  svi_impact_add_w(s, lam, up);
   for (int i = 0; i < nc; i++) {
     double g = 0;
     for (int r = 0; r < nd; r++) g = fmax(g, -up[nc + i * nd + r]);
@@ -48,6 +48,7 @@ static void complete_ap(const svi_impact* s, const double* lam, double* z) {
 int svi_law_simultaneous_all(svi_impact* s, double* v_out, int max_out, int* count) {
   if (!s || !count || (max_out > 0 && !v_out)) return SVI_ERR_ARG;
   int na = s->n_ap, nb = s->nb, nv = s->nv, nsol = 0, stride = na;
+  if (na <= 24) svi_impact_dense(s);
   memcpy(s->q, s->u0, sizeof(double) * nb);
   memset(s->q + nb, 0, sizeof(double) * s->nc);
   if (svi_modes_supported(s)) {
@@ -93,7 +94,7 @@ static int single_impact(svi_impact* s, int j, svi_lcp_info* info) {
   double* A = s->A_one;
   memset(A, 0, sizeof(double) * n1 * n1);
   for (int a = 0; a <= nd; a++) {
-    for (int b = 0; b <= nd; b++) A[a * n1 + b] = s->W[rows[a] * nb + rows[b]];
+    for (int b = 0; b <= nd; b++) A[a * n1 + b] = svi_impact_w(s, rows[a], rows[b]);
     s->q[a] = s->u[rows[a]];
   }
   for (int k = 0; k < nd; k++) {
@@ -122,7 +123,7 @@ static int single_impact(svi_impact* s, int j, svi_lcp_info* info) {
     double l = s->z[a];
     if (l == 0) continue;
     s->Lam[rows[a]] += l;
-    for (int i = 0; i < nb; i++) s->u[i] += s->W[i * nb + rows[a]] * l;
+    for (int i = 0; i < nb; i++) s->u[i] += svi_impact_w(s, i, rows[a]) * l;
   }
   return SVI_OK;
 }

@@ -6,16 +6,33 @@
  * columns of the w block hold B^-1, which the lexicographic ratio test needs: ties in the
  * minimum ratio are broken by comparing rows of [q_bar | B^-1] / a_i, equivalent to solving the
  * problem with q perturbed by (eps, eps^2, ...) -- no cycling on degenerate problems.
+ *
+ * The impact laws' entry (svi_lcp_lemke_prepared) runs the same path in revised form for
+ * n <= PFI_NMAX: B^-1 as a product of eta matrices (one per pivot: the entering column and its
+ * row), the entering column formed on demand (FTRAN), and rows of B^-1 only for the rows that tie
+ * in the ratio test (BTRAN).  A pivot costs O(n k) (k pivots so far) instead of the tableau's
+ * O(n^2); a path longer than PFI_KMAX pivots is restarted on the tableau.
  */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "svi/svi_core.h"
+#include "svi_internal.h"
+
+#define PFI_NMAX 128
+#define PFI_KMAX(n) (2 * (n) + 16)
 
 struct svi_lcp_work {
   int     nmax;
+  int     pfi_n;   /* largest n of the product form (min(nmax, PFI_NMAX)) */
+  double* eta;     /* PFI_KMAX(pfi_n) x pfi_n: eta columns */
+  int*    eta_row; /* their pivot rows */
+  double* xb;      /* pfi_n: basic values */
+  double* col;     /* pfi_n: the entering column */
+  double* lexrow;  /* 2 x pfi_n: rows of B^-1 for the lexicographic test */
+  int     neta, use_pfi;
+  const svi_lcp_prepared* prep;   /* of the current solve */
   double* T;       /* nmax x (2 nmax + 2) tableau */
   double* Mreg;    /* nmax x nmax regularised copy */
   int*    basis;   /* basic variable of each row: w_i = i, z_j = n + j, z0 = 2n */
@@ -45,7 +62,15 @@ svi_lcp_work* svi_lcp_work_create(int nmax) {
   w->basis = malloc(sizeof(int) * nmax);
   w->nz = malloc(sizeof(int) * (2 * nmax + 2));
   w->scratch = malloc(sizeof(double) * 3 * nmax);
-  if (!w->T || !w->Mreg || !w->basis || !w->scratch || !w->nz) {
+  int pn = nmax < PFI_NMAX ? nmax : PFI_NMAX;
+  w->pfi_n = pn;
+  w->eta = malloc(sizeof(double) * (size_t)PFI_KMAX(pn) * pn);
+  w->eta_row = malloc(sizeof(int) * (size_t)PFI_KMAX(pn));
+  w->xb = malloc(sizeof(double) * pn);
+  w->col = malloc(sizeof(double) * pn);
+  w->lexrow = malloc(sizeof(double) * 2 * pn);
+  if (!w->T || !w->Mreg || !w->basis || !w->scratch || !w->nz || !w->eta || !w->eta_row || !w->xb ||
+      !w->col || !w->lexrow) {
     svi_lcp_work_destroy(w);
     return NULL;
   }
@@ -59,6 +84,11 @@ void svi_lcp_work_destroy(svi_lcp_work* w) {
   free(w->basis);
   free(w->nz);
   free(w->scratch);
+  free(w->eta);
+  free(w->eta_row);
+  free(w->xb);
+  free(w->col);
+  free(w->lexrow);
   free(w);
 }
 
@@ -78,14 +108,6 @@ static double norm_inf_vec(int n, const double* x) {
   return r;
 }
 
-/* max(|min(a, b)|, -a, -b): the natural (min-map) residual of one complementary pair a _|_ b */
-static double pair_violation(double a, double b) {
-  double m = fabs(fmin(a, b));
-  if (-a > m) m = -a;
-  if (-b > m) m = -b;
-  return m;
-}
-
 /* The residual of z in a common unit, a forward error: pair i is (a, b) = (zu_i z_i, wu_i w_i),
  * w = M z + q, and the violation is taken at the worse end of [b - e, b + e], where
  * e = 4 eps wu_i (|q_i| + sum_j |M_ij z_j|) is the rounding error of computing w_i.  The rounding
@@ -102,7 +124,7 @@ static double row_violation(int n, const double* Mi, double qi, const double* z,
     mag += fabs(t);
   }
   double a = zu * zi, b = wu * wi, e = 4 * DBL_EPSILON * wu * mag;
-  return fmax(pair_violation(a, b - e), pair_violation(a, b + e));
+  return svi_pair_residual(a, b, e);   /* INFINITY on NaN */
 }
 
 double svi_lcp_residual_units(int n, const double* M, const double* q, const double* z,
@@ -110,7 +132,6 @@ double svi_lcp_residual_units(int n, const double* M, const double* q, const dou
   double r = 0;
   for (int i = 0; i < n; i++) {
     double m = row_violation(n, M + (size_t)i * n, q[i], z, z[i], zu[i], wu[i]);
-    if (!(m == m)) return INFINITY;   /* NaN */
     if (m > r) r = m;
   }
   return r;
@@ -125,29 +146,37 @@ double svi_lcp_residual(int n, const double* M, const double* q, const double* z
   double r = 0;
   for (int i = 0; i < n; i++) {
     double m = row_violation(n, M + (size_t)i * n, q[i], z, z[i], u, u);
-    if (!(m == m)) return INFINITY;
     if (m > r) r = m;
   }
   return r;
 }
 
-static double residual_of(const svi_lcp_options* o, int n, const double* M, const double* q,
-                          const double* z) {
+static double residual_of(const svi_lcp_work* w, const svi_lcp_options* o, int n, const double* M,
+                          const double* q, const double* z) {
+  if (w->prep && w->prep->residual) return w->prep->residual(w->prep->ctx, q, z);
   if (o->zunit && o->wunit) return svi_lcp_residual_units(n, M, q, z, o->zunit, o->wunit);
   return svi_lcp_residual(n, M, q, z);
 }
 
-/* Gauss-Jordan pivot of the whole tableau on (r, c).  Only the columns where the pivot row is
- * nonzero change, and the tableaux of impact LCPs are sparse (identity blocks, E, mu), so the
- * update runs over that index list: about 2x fewer flops on the paper's examples. */
+/* row_i -= f row_r over [lo, hi): one contiguous run the compiler vectorises (AVX2 clone) */
+SVI_SIMD static void kern_row_update(int len, double f, const double* restrict pr, double* restrict pi) {
+  for (int k = 0; k < len; k++) pi[k] -= f * pr[k];
+}
+
+/* Gauss-Jordan pivot of the whole tableau on (r, c).  The update of each row runs over the
+ * contiguous span of the pivot row's nonzero columns (the impact tableaux are sparse early on:
+ * identity blocks, E, mu), and rows whose entry in the pivot column is 0 are skipped.  A zero of
+ * the pivot row inside the span changes nothing: x - f * 0 = x. */
 static void pivot(double* T, int* nz, int n, int ncol, int r, int c) {
+  (void)nz;
   double* pr = T + r * ncol;
   double inv = 1.0 / pr[c];
-  int nnz = 0;
+  int lo = ncol, hi = 0;
   for (int k = 0; k < ncol; k++) {
     if (pr[k] == 0) continue;
     pr[k] *= inv;
-    nz[nnz++] = k;
+    if (k < lo) lo = k;
+    hi = k + 1;
   }
   pr[c] = 1.0;
   for (int i = 0; i < n; i++) {
@@ -155,7 +184,7 @@ static void pivot(double* T, int* nz, int n, int ncol, int r, int c) {
     double* pi = T + i * ncol;
     double f = pi[c];
     if (f == 0) continue;
-    for (int j = 0; j < nnz; j++) pi[nz[j]] -= f * pr[nz[j]];
+    kern_row_update(hi - lo, f, pr + lo, pi + lo);
     pi[c] = 0.0;
   }
 }
@@ -269,6 +298,175 @@ static int lemke_path(svi_lcp_work* w, int n, const double* M, const double* q, 
   return SVI_OK;
 }
 
+/* ---- the same path in revised (product) form -------------------------------------------- */
+
+/* x <- B^-1 x: the eta matrices in order (x_r /= eta_r, then x_i -= eta_i x_r) */
+SVI_SIMD static void pfi_ftran(const svi_lcp_work* w, int n, double* restrict x) {
+  for (int t = 0; t < w->neta; t++) {
+    int r = w->eta_row[t];
+    const double* restrict e = w->eta + (size_t)t * n;
+    double xr = x[r] / e[r];
+    if (xr != 0)
+      for (int i = 0; i < n; i++) x[i] -= e[i] * xr;
+    x[r] = xr;
+  }
+}
+
+/* y <- row r0 of B^-1 (y^T = e_r0^T E_k^-1 ... E_1^-1): only component r_t changes at eta t */
+static void pfi_btran_row(const svi_lcp_work* w, int n, int r0, double* y) {
+  memset(y, 0, sizeof(double) * n);
+  y[r0] = 1.0;
+  for (int t = w->neta - 1; t >= 0; t--) {
+    int r = w->eta_row[t];
+    const double* e = w->eta + (size_t)t * n;
+    double dot = 0;
+    for (int i = 0; i < n; i++) dot += y[i] * e[i];
+    y[r] = (y[r] - (dot - y[r] * e[r])) / e[r];
+  }
+}
+
+/* the pivot on row r with the entering column w->col: a new eta, the basic values updated */
+static void pfi_pivot(svi_lcp_work* w, int n, int r) {
+  const double* a = w->col;
+  memcpy(w->eta + (size_t)w->neta * n, a, sizeof(double) * n);
+  w->eta_row[w->neta++] = r;
+  double theta = w->xb[r] / a[r];
+  kern_row_update(n, theta, a, w->xb);
+  w->xb[r] = theta;
+}
+
+/* ratio_test on (xb, col), the same rule; rows of B^-1 by BTRAN only for tied rows, the running
+ * best's row kept */
+/* min over a_i > tol of x_i / a_i (INFINITY if none), one pass the compiler vectorises */
+SVI_SIMD static double kern_min_ratio(int n, const double* restrict x, const double* restrict a,
+                                      double tol) {
+  double best = INFINITY;
+  for (int i = 0; i < n; i++) {
+    double t = a[i] > tol ? x[i] / a[i] : INFINITY;
+    best = t < best ? t : best;
+  }
+  return best;
+}
+
+static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturbation* pt) {
+  const int z0 = 2 * n;
+  const double *a = w->col, *x = w->xb;
+  double best = kern_min_ratio(n, x, a, piv_tol);
+  if (best == INFINITY) return -1;
+  double tie = 1e-11 * (1 + fabs(best)), lim = best + tie;
+  int r = -1, have_r = 0;
+  double ar = 0, *rr = w->lexrow, *ri = w->lexrow + n;
+  for (int i = 0; i < n; i++) {
+    if (!(a[i] > piv_tol) || x[i] > lim * a[i]) continue;
+    if (w->basis[i] == z0) return i;
+    if (r < 0) { r = i; ar = a[i]; continue; }
+    /* lexico_cmp of rows i and r of B^-1 scaled by 1/a */
+    if (!have_r) { pfi_btran_row(w, n, r, rr); have_r = 1; }
+    pfi_btran_row(w, n, i, ri);
+    int cmp = 0;
+    for (int k = 0; k < n && !cmp; k++) {
+      int c = pt->order ? pt->order[k] : k;
+      double sg = pt->sign ? pt->sign[k] : 1.0;
+      double xv = sg * ri[c] / a[i], yv = sg * rr[c] / ar;
+      cmp = xv < yv - 1e-13 ? -1 : xv > yv + 1e-13 ? 1 : 0;
+    }
+    if (cmp < 0) {
+      r = i;
+      ar = a[i];
+      double* t = rr; rr = ri; ri = t;
+    }
+  }
+  return r;
+}
+
+/* the column of variable v of [I | -M | -d] into w->col, then B^-1 times it */
+static void pfi_entering(svi_lcp_work* w, int n, const double* M, const double* d, int v) {
+  double* a = w->col;
+  if (v < n) { memset(a, 0, sizeof(double) * n); a[v] = 1.0; }
+  else if (v < 2 * n) {
+    const double* Mt = w->prep ? w->prep->Mt : NULL;
+    if (Mt && M == w->prep->M) for (int i = 0; i < n; i++) a[i] = -Mt[(v - n) * n + i];
+    else for (int i = 0; i < n; i++) a[i] = -M[i * n + (v - n)];
+  }
+  else for (int i = 0; i < n; i++) a[i] = d ? -d[i] : -1.0;
+  pfi_ftran(w, n, a);
+}
+
+/* lemke_path in revised form; SVI_ERR_CAPACITY when the eta file is full (the caller restarts on
+ * the tableau) */
+static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, const double* d,
+                    const perturbation* pt, int max_iter, double piv_tol, double* z, int* pivots) {
+  const int z0 = 2 * n, kmax = PFI_KMAX(w->pfi_n);
+  int* basis = w->basis;
+  w->neta = 0;
+  for (int i = 0; i < n; i++) { basis[i] = i; w->xb[i] = q[i]; }
+  /* first pivot: as the tableau's, with B^-1 = I */
+  int r = -1;
+  double best = INFINITY, dr = 1;
+  for (int i = 0; i < n; i++) {
+    double di = d ? d[i] : 1.0, t = q[i] / di;
+    int better = r < 0 || t < best - 1e-11 * (1 + fabs(best));
+    if (!better && t <= best + 1e-11 * (1 + fabs(best)))
+      for (int k = 0; k < n; k++) {   /* rows i and r of I scaled by 1/d */
+        int c = pt->order ? pt->order[k] : k;
+        double sg = pt->sign ? pt->sign[k] : 1.0;
+        double x = sg * (c == i ? 1.0 : 0.0) / di, y = sg * (c == r ? 1.0 : 0.0) / dr;
+        if (x < y - 1e-13) { better = 1; break; }
+        if (x > y + 1e-13) break;
+      }
+    if (better) {
+      if (t < best) best = t;
+      r = i;
+      dr = di;
+    }
+  }
+  int leaving = basis[r];
+  pfi_entering(w, n, M, d, z0);
+  pfi_pivot(w, n, r);
+  basis[r] = z0;
+  int it = 1;
+  for (;;) {
+    int entering = leaving < n ? leaving + n : leaving - n;
+    if (it >= max_iter) { *pivots = it; return SVI_ERR_MAXITER; }
+    if (w->neta >= kmax) { *pivots = it; return SVI_ERR_CAPACITY; }
+    pfi_entering(w, n, M, d, entering);
+    r = pfi_ratio_test(w, n, piv_tol, pt);
+    if (r < 0) { *pivots = it; return SVI_ERR_RAY; }
+    leaving = basis[r];
+    pfi_pivot(w, n, r);
+    basis[r] = entering;
+    it++;
+    if (leaving == z0) break;
+  }
+  *pivots = it;
+  memset(z, 0, sizeof(double) * n);
+  for (int i = 0; i < n; i++)
+    if (basis[i] >= n && basis[i] < 2 * n) {
+      double x = w->xb[i];
+      z[basis[i] - n] = x > 0 ? x : 0;
+    }
+  return SVI_OK;
+}
+
+/* the path on the product form when it applies, else (or when its eta file fills up) the
+ * tableau; *pfi tells refine which B^-1 to use */
+static int any_path(svi_lcp_work* w, int n, const double* M, const double* q, const double* d,
+                    const perturbation* pt, int max_iter, double piv_tol, double* z, int* pivots) {
+  if (w->use_pfi && n <= w->pfi_n) {
+    int st = pfi_path(w, n, M, q, d, pt, max_iter, piv_tol, z, pivots);
+    if (st != SVI_ERR_CAPACITY) return st;
+    int p0 = *pivots;
+    w->use_pfi = 0;
+    st = lemke_path(w, n, M, q, d, pt, max_iter, piv_tol, z, pivots);
+    *pivots += p0;
+    w->use_pfi = 1;
+    w->neta = -1;   /* refine: the tableau's B^-1 */
+    return st;
+  }
+  w->neta = -1;
+  return lemke_path(w, n, M, q, d, pt, max_iter, piv_tol, z, pivots);
+}
+
 /* One step of iterative refinement with the tableau's B^-1:  x_B += B^-1 (q - B x_B).
  * B has column e_i for a basic w_i and -M(:,j) for a basic z_j. */
 static void refine(svi_lcp_work* w, int n, const double* M, const double* q, double* z) {
@@ -294,10 +492,14 @@ static void refine(svi_lcp_work* w, int n, const double* M, const double* q, dou
     }
     res[i] = q[i] - bx;
   }
+  if (w->neta >= 0) pfi_ftran(w, n, res);   /* the product form: res <- B^-1 res */
   for (int i = 0; i < n; i++) {
     double dx = 0;
-    const double* Binv = w->T + i * ncol;
-    for (int k = 0; k < n; k++) dx += Binv[k] * res[k];
+    if (w->neta >= 0) dx = res[i];
+    else {
+      const double* Binv = w->T + i * ncol;
+      for (int k = 0; k < n; k++) dx += Binv[k] * res[k];
+    }
     int b = w->basis[i];
     if (b >= n && b < 2 * n) {
       double x = xb[i] + dx;
@@ -315,12 +517,12 @@ static int finite_vec(int n, const double* x) {
  * it is above tol (kept only when a step lowers it). */
 static double refined_residual(svi_lcp_work* w, const svi_lcp_options* o, int n, const double* M,
                                const double* q, double* z, double tol) {
-  double res = residual_of(o, n, M, q, z);
+  double res = residual_of(w, o, n, M, q, z);
   double* keep = w->scratch + 2 * w->nmax;
   for (int k = 0; k < 2 && res > tol; k++) {
     memcpy(keep, z, sizeof(double) * n);
     refine(w, n, M, q, z);
-    double r2 = residual_of(o, n, M, q, z);
+    double r2 = residual_of(w, o, n, M, q, z);
     if (!(r2 < res)) { memcpy(z, keep, sizeof(double) * n); break; }
     res = r2;
   }
@@ -331,6 +533,10 @@ int svi_lcp_lemke(svi_lcp_work* w, int n, const double* M, const double* q, cons
                   const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
   return svi_lcp_lemke_perturbed(w, n, M, q, d, NULL, NULL, opt, z, info);
 }
+
+static int lemke_solve(svi_lcp_work* w, int n, const svi_lcp_prepared* P, const double* q,
+                       const double* d, const perturbation* pt, const svi_lcp_options* opt,
+                       double* z, svi_lcp_info* info);
 
 int svi_lcp_lemke_perturbed(svi_lcp_work* w, int n, const double* M, const double* q,
                             const double* d, const int* order, const double* sign,
@@ -345,9 +551,37 @@ int svi_lcp_lemke_perturbed(svi_lcp_work* w, int n, const double* M, const doubl
   if (!finite_vec(n * n, M) || !finite_vec(n, q) || (d && !finite_vec(n, d)))
     return info->status = SVI_ERR_NONFINITE;
   if (d) for (int i = 0; i < n; i++) if (!(d[i] > 0)) return info->status = SVI_ERR_ARG;
+  w->use_pfi = 0;   /* the public entry keeps the explicit tableau (the tests' oracle) */
+  svi_lcp_prepared P = {M, NULL, norm_inf_mat(n, M), NULL, NULL};
+  return lemke_solve(w, n, &P, q, d, &pt, opt, z, info);
+}
 
+/* The impact laws' entry: M was checked finite and its norm taken once per event
+ * (svi_impact_setup), so a solve checks only the O(n) data. */
+int svi_lcp_lemke_prepared(svi_lcp_work* w, int n, const svi_lcp_prepared* P, const double* q,
+                           const double* d, const int* order, const double* sign,
+                           const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
+  perturbation pt = {order, sign};
+  svi_lcp_info local;
+  if (!info) info = &local;
+  memset(info, 0, sizeof(*info));
+  if (!w || !P || !P->M || !q || !z || n <= 0) return info->status = SVI_ERR_ARG;
+  if (n > w->nmax) return info->status = SVI_ERR_CAPACITY;
+  memset(z, 0, sizeof(double) * n);
+  if (!finite_vec(n, q) || (d && !finite_vec(n, d))) return info->status = SVI_ERR_NONFINITE;
+  if (d) for (int i = 0; i < n; i++) if (!(d[i] > 0)) return info->status = SVI_ERR_ARG;
+  w->use_pfi = 1;
+  return lemke_solve(w, n, P, q, d, &pt, opt, z, info);
+}
+
+static int lemke_solve(svi_lcp_work* w, int n, const svi_lcp_prepared* P, const double* q,
+                       const double* d, const perturbation* ptp, const svi_lcp_options* opt,
+                       double* z, svi_lcp_info* info) {
+  perturbation pt = *ptp;
+  const double* M = P->M;
+  double mnorm = P->mnorm;
+  w->prep = P;
   svi_lcp_options o = opt ? *opt : svi_lcp_default_options();
-  double mnorm = norm_inf_mat(n, M);
   int max_iter = o.max_iter > 0 ? o.max_iter : 50 * n + 10;
   double piv_tol = o.piv_tol > 0 ? o.piv_tol : n * fmax(1.0, mnorm) * 1e2 * DBL_EPSILON;
   double res_tol = o.res_tol > 0 ? o.res_tol : 1e-9;
@@ -358,7 +592,7 @@ int svi_lcp_lemke_perturbed(svi_lcp_work* w, int n, const double* M, const doubl
   if (trivial) return info->status = SVI_OK;
 
   int piv = 0;
-  int st = lemke_path(w, n, M, q, d, &pt, max_iter, piv_tol, z, &piv);
+  int st = any_path(w, n, M, q, d, &pt, max_iter, piv_tol, z, &piv);
   info->pivots = piv;
   if (st == SVI_OK) {
     info->residual = refined_residual(w, &o, n, M, q, z, res_tol);
@@ -378,7 +612,7 @@ int svi_lcp_lemke_perturbed(svi_lcp_work* w, int n, const double* M, const doubl
     memcpy(w->Mreg, M, sizeof(double) * n * n);
     for (int i = 0; i < n; i++) w->Mreg[i * n + i] += a * scale;
     int p = 0;
-    int s2 = lemke_path(w, n, w->Mreg, q, d, &pt, max_iter, piv_tol, z, &p);
+    int s2 = any_path(w, n, w->Mreg, q, d, &pt, max_iter, piv_tol, z, &p);
     info->pivots += p;
     if (s2 != SVI_OK) continue;
     double res = refined_residual(w, &o, n, M, q, z, res_tol);

@@ -32,6 +32,8 @@
 enum { SEP, BUD_STICK, BUD_SLIP_P, BUD_SLIP_M, INT_STICK, INT_SLIP_P, INT_SLIP_M, NMODES };
 
 #define MODE_MAX_NC 4
+/* the packed rows are picked after 16, 64, 256 and this many steps of an event, then kept */
+#define PATTERN_LEARN_STEPS 1024
 #define KMAX (3 * MODE_MAX_NC)   /* unknowns of one pattern: 2 per planar, 3 per spatial contact */
 
 /* rows of Jbar for contact i: normal i, tangent +t at nc + 2 i (nt = 1) */
@@ -198,37 +200,229 @@ static int try_pattern(const svi_impact* s, const int* mode, const double* ur, c
   return pattern_feasible(s, mode, lmax, x, up);
 }
 
-/* For a nonsingular pattern, x and the reduced post-step velocity are linear in
- * g = [ur; lmax]:  x = X g,  up = ur + Wr X g.  X depends only on Wr, mu and the pattern, which
- * are constant during an impact event, so the 7^nc solves happen once per event and each step
- * costs two small products per pattern.  Singular patterns (redundant contacts) keep the direct
- * least-squares path. */
+/* Pseudo-inverse of a small k x k matrix by one-sided Jacobi (K V = A, columns of A = sigma_j
+ * u_j): K^+ = sum_j v_j a_j^T / sigma_j^2 over sigma_j > 1e-10 sigma_max. */
+static void pinv_small(int k, const double* K, double* Kp) {
+  double A[KMAX][KMAX], V[KMAX][KMAX];
+  for (int i = 0; i < k; i++)
+    for (int j = 0; j < k; j++) { A[i][j] = K[i * k + j]; V[i][j] = i == j; }
+  for (int sweep = 0; sweep < 60; sweep++) {
+    int rotated = 0;
+    for (int p = 0; p < k; p++)
+      for (int q = p + 1; q < k; q++) {
+        double a = 0, b = 0, c = 0;
+        for (int i = 0; i < k; i++) { a += A[i][p] * A[i][p]; b += A[i][q] * A[i][q]; c += A[i][p] * A[i][q]; }
+        if (!(fabs(c) > 1e-15 * sqrt(a * b))) continue;
+        rotated = 1;
+        double zeta = (b - a) / (2 * c);
+        double t = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1 + zeta * zeta));
+        double cs = 1 / sqrt(1 + t * t), sn = cs * t;
+        for (int i = 0; i < k; i++) {
+          double ap = A[i][p], aq = A[i][q];
+          A[i][p] = cs * ap - sn * aq;
+          A[i][q] = sn * ap + cs * aq;
+          double vp = V[i][p], vq = V[i][q];
+          V[i][p] = cs * vp - sn * vq;
+          V[i][q] = sn * vp + cs * vq;
+        }
+      }
+    if (!rotated) break;
+  }
+  double s2[KMAX], smax = 0;
+  for (int j = 0; j < k; j++) {
+    s2[j] = 0;
+    for (int i = 0; i < k; i++) s2[j] += A[i][j] * A[i][j];
+    smax = fmax(smax, s2[j]);
+  }
+  for (int i = 0; i < k; i++)
+    for (int m = 0; m < k; m++) {
+      double sum = 0;
+      for (int j = 0; j < k; j++)
+        if (s2[j] > 1e-20 * smax && s2[j] > 0) sum += V[i][j] * A[m][j] / s2[j];
+      Kp[i * k + m] = sum;
+    }
+}
+
+/* x = X g and up = U g for one pattern, g = [ur; lmax] (the step's data).  X depends only on Wr,
+ * mu and the pattern, all constant during an impact event.  A singular pattern (redundant
+ * contacts) takes the minimum-norm least-squares solution, which is linear in g too, and its
+ * equations hold iff E g = 0 (E: the residual of the least-squares solve).  Returns the number
+ * of rows of E (0 for a nonsingular pattern). */
+static int pattern_linear_map(const svi_impact* s, const int* mode, double* X, double* U, double* E) {
+  int nc = s->nc, m2 = 2 * nc, ng = m2 + nc, k = 0;
+  const double* Wr = s->Wr;
+  int col[2 * MODE_MAX_NC], eq[2 * MODE_MAX_NC];
+  double slip[2 * MODE_MAX_NC];
+  double Xf[2 * MODE_MAX_NC][3 * MODE_MAX_NC];   /* the impulses fixed by the budgets */
+  memset(Xf, 0, sizeof(Xf));
+  for (int i = 0; i < nc; i++) {
+    double mu = s->mu[i];
+    int md = mode[i];
+    if (md >= BUD_STICK && md <= BUD_SLIP_M) Xf[2 * i][m2 + i] = 1;
+    if (md == BUD_SLIP_P) Xf[2 * i + 1][m2 + i] = mu;
+    if (md == BUD_SLIP_M) Xf[2 * i + 1][m2 + i] = -mu;
+    switch (md) {
+    case BUD_STICK: col[k] = 2 * i + 1; slip[k] = 0; eq[k++] = 2 * i + 1; break;
+    case INT_STICK:
+      col[k] = 2 * i; slip[k] = 0; eq[k++] = 2 * i;
+      col[k] = 2 * i + 1; slip[k] = 0; eq[k++] = 2 * i + 1;
+      break;
+    case INT_SLIP_P: col[k] = 2 * i; slip[k] = mu; eq[k++] = 2 * i; break;
+    case INT_SLIP_M: col[k] = 2 * i; slip[k] = -mu; eq[k++] = 2 * i; break;
+    default: break;
+    }
+  }
+  for (int a = 0; a < m2; a++)
+    for (int j = 0; j < ng; j++) X[a * ng + j] = Xf[a][j];
+  int ne = 0;
+  if (k > 0) {
+    double K[4 * MODE_MAX_NC * MODE_MAX_NC], R[2 * MODE_MAX_NC][3 * MODE_MAX_NC];
+    for (int e = 0; e < k; e++) {
+      const double* w = Wr + eq[e] * m2;
+      for (int j = 0; j < ng; j++) {   /* r = -ur[eq] - Wr[eq] x_fixed */
+        double rhs = j == eq[e] ? -1.0 : 0.0;
+        for (int a = 0; a < m2; a++) rhs -= w[a] * Xf[a][j];
+        R[e][j] = rhs;
+      }
+      for (int j = 0; j < k; j++) {
+        int c = col[j];
+        K[e * k + j] = w[c] + (slip[j] != 0 ? slip[j] * w[c + 1] : 0);
+      }
+    }
+    /* nonsingular: Gaussian elimination column by column, as the step used to solve it */
+    double Y[2 * MODE_MAX_NC][3 * MODE_MAX_NC], y[2 * MODE_MAX_NC], r[2 * MODE_MAX_NC], Kc[4 * MODE_MAX_NC * MODE_MAX_NC];
+    int singular = 0;
+    for (int j = 0; j < ng && !singular; j++) {
+      for (int e = 0; e < k; e++) r[e] = R[e][j];
+      memcpy(Kc, K, sizeof(double) * k * k);
+      int sg = 0;
+      solve_mode(k, Kc, r, y, INFINITY, &sg);
+      if (sg) singular = 1;
+      for (int e = 0; e < k; e++) Y[e][j] = y[e];
+    }
+    if (singular) {
+      double Kp[4 * MODE_MAX_NC * MODE_MAX_NC];
+      pinv_small(k, K, Kp);
+      for (int e = 0; e < k; e++)
+        for (int j = 0; j < ng; j++) {
+          double sum = 0;
+          for (int m = 0; m < k; m++) sum += Kp[e * k + m] * R[m][j];
+          Y[e][j] = sum;
+        }
+      /* E = R - K Y: the equations' residual, zero iff the pattern is solvable at g */
+      for (int e = 0; e < k; e++) {
+        double emax = 0;
+        for (int j = 0; j < ng; j++) {
+          double sum = R[e][j];
+          for (int m = 0; m < k; m++) sum -= K[e * k + m] * Y[m][j];
+          E[ne * ng + j] = sum;
+          emax = fmax(emax, fabs(sum));
+        }
+        double rmax = 0;
+        for (int j = 0; j < ng; j++) rmax = fmax(rmax, fabs(R[e][j]));
+        if (emax > 1e-12 * rmax) ne++;   /* rows that vanish up to rounding are dropped */
+      }
+    }
+    for (int j = 0; j < k; j++)
+      for (int g = 0; g < ng; g++) {
+        X[col[j] * ng + g] += Y[j][g];
+        if (slip[j] != 0) X[(col[j] + 1) * ng + g] += slip[j] * Y[j][g];
+      }
+  }
+  for (int a = 0; a < m2; a++)       /* U = [I 0] + Wr X */
+    for (int j = 0; j < ng; j++) {
+      double sum = j == a ? 1.0 : 0.0;
+      for (int b = 0; b < m2; b++) sum += Wr[a * m2 + b] * X[b * ng + j];
+      U[a * ng + j] = sum;
+    }
+  return ne;
+}
+
+static void pick_packed_rows(svi_impact* s);
+
+/* append the row f g <= tau unless it holds for every g */
+static void add_row(svi_impact* s, int* nrow, const double* f, double sign, double tau, int ng) {
+  double* F = s->pattern_F + (size_t)(*nrow) * ng;
+  int nz = 0;
+  for (int j = 0; j < ng; j++) { F[j] = sign * f[j]; nz |= F[j] != 0; }
+  if (!nz && tau >= 0) return;
+  s->pattern_tau[*nrow] = tau;
+  (*nrow)++;
+}
+
+/* Every pattern's maps and its feasibility as rows F g <= tau (the sign conditions of
+ * pattern_feasible, and E g = 0 to the equations' tolerance for a singular pattern), once per
+ * event; a step then evaluates rows until one fails, and the maps only for feasible patterns. */
 static void precompute_patterns(svi_impact* s) {
   int nc = s->nc, m2 = 2 * nc, ng = m2 + nc, total = 1;
   for (int i = 0; i < nc; i++) total *= NMODES;
   if (total > s->pattern_cap) return;
-  int mode[MODE_MAX_NC] = {0};
-  double g[3 * MODE_MAX_NC], x[2 * MODE_MAX_NC];
+  double vtol = s->sep_tol * 10, ctol = s->sep_tol * 10;
+  double itol = 1e-9 * (s->ref_impulse > 0 ? s->ref_impulse : 1.0);
+  int mode[MODE_MAX_NC] = {0}, nrow = 0;
+  double E[2 * MODE_MAX_NC * 3 * MODE_MAX_NC], f[3 * MODE_MAX_NC];
   for (int p = 0; p < total; p++) {
     if (p > 0) for (int i = 0; i < nc && ++mode[i] == NMODES; i++) mode[i] = 0;
     double* X = s->pattern_map + (size_t)p * 2 * m2 * ng;
     double* U = X + m2 * ng;
-    int ok = 1, singular = 0;
-    for (int j = 0; j < ng && ok; j++) {
-      memset(g, 0, sizeof(double) * ng);
-      g[j] = 1;
-      ok = pattern_impulse(s, mode, g, g + m2, x, &singular) && !singular;
-      for (int a = 0; a < m2; a++) X[a * ng + j] = x[a];
-    }
+    int ne = pattern_linear_map(s, mode, X, U, E);
+    int ok = 1;
+    for (int j = 0; j < 2 * m2 * ng; j++) ok &= isfinite(X[j]) != 0;
     s->pattern_ok[p] = (unsigned char)ok;
-    if (!ok) continue;
-    for (int a = 0; a < m2; a++)       /* U = [I 0] + Wr X */
-      for (int j = 0; j < ng; j++) {
-        double sum = j == a ? 1.0 : 0.0;
-        for (int b = 0; b < m2; b++) sum += s->Wr[a * m2 + b] * X[b * ng + j];
-        U[a * ng + j] = sum;
+    s->pattern_row0[p] = nrow;
+    if (!ok) { add_row(s, &nrow, f, 0, -1, ng); continue; }   /* never feasible */
+    for (int i = 0; i < nc; i++) {
+      int md = mode[i];
+      const double *xn = X + 2 * i * ng, *xt = xn + ng, *un = U + 2 * i * ng, *ut = un + ng;
+      if (md == SEP) { add_row(s, &nrow, un, -1, vtol, ng); continue; }
+      if (md <= BUD_SLIP_M) add_row(s, &nrow, un, 1, vtol, ng);
+      else {
+        add_row(s, &nrow, xn, -1, itol, ng);
+        for (int j = 0; j < ng; j++) f[j] = xn[j] - (j == m2 + i);
+        add_row(s, &nrow, f, 1, itol, ng);
       }
+      if (md == BUD_STICK || md == INT_STICK) {
+        for (int j = 0; j < ng; j++) f[j] = xt[j] - s->mu[i] * xn[j];
+        add_row(s, &nrow, f, 1, itol, ng);
+        for (int j = 0; j < ng; j++) f[j] = -xt[j] - s->mu[i] * xn[j];
+        add_row(s, &nrow, f, 1, itol, ng);
+      }
+      if (md == BUD_SLIP_P || md == INT_SLIP_P) add_row(s, &nrow, ut, 1, vtol, ng);
+      if (md == BUD_SLIP_M || md == INT_SLIP_M) add_row(s, &nrow, ut, -1, vtol, ng);
+    }
+    for (int e = 0; e < ne; e++) {   /* a singular pattern's equations: they seldom reject */
+      add_row(s, &nrow, E + e * ng, 1, ctol, ng);
+      add_row(s, &nrow, E + e * ng, -1, ctol, ng);
+    }
   }
+  s->pattern_total = total;
+  s->pattern_row0[total] = nrow;
+  memset(s->pattern_hits, 0, sizeof(int) * (size_t)nrow);
+  s->pattern_npad = (total + 3) & ~3;
+  s->pattern_steps = 0;
+  memset(s->pattern_first, 0, sizeof(double) * (size_t)2 * ng * s->pattern_npad);
+  memset(s->pattern_pass, 0, sizeof(int) * (size_t)2 * s->pattern_npad);
+  s->pattern_picked = 0;
+  memset(s->pattern_tau1, 0, sizeof(double) * (size_t)2 * s->pattern_npad);
+  for (int p = 0; p < total; p++) s->pattern_frow[2 * p] = s->pattern_frow[2 * p + 1] = -1;
+  for (int p = total; p < s->pattern_npad; p++) s->pattern_tau1[p] = s->pattern_tau1[s->pattern_npad + p] = -1;
+  s->n_patterns = total;
+  pick_packed_rows(s);   /* no counts yet: the first two rows */
+  /* every pattern's rows again, in blocks of 4 laid out by coordinate (padding rows hold) */
+  int nblk = 0, bs = 4 * ng + 4;
+  for (int p = 0; p < total; p++) {
+    s->pattern_blk0[p] = nblk;
+    int r0 = s->pattern_row0[p], r1 = s->pattern_row0[p + 1];
+    for (int r = r0; r < r1; r += 4, nblk++) {
+      double* B = s->pattern_blk + (size_t)nblk * bs;
+      for (int k = 0; k < 4; k++) {
+        int rr = r + k;
+        for (int j = 0; j < ng; j++) B[4 * j + k] = rr < r1 ? s->pattern_F[(size_t)rr * ng + j] : 0.0;
+        B[4 * ng + k] = rr < r1 ? s->pattern_tau[rr] : 1.0;
+      }
+    }
+  }
+  s->pattern_blk0[total] = nblk;
   s->n_patterns = total;
 }
 
@@ -430,15 +624,227 @@ static int planar_has_budget(const int* mode, int nc) {
   return 0;
 }
 
+/* both packed rows of every pattern: h1 = F1 g, h2 = F2 g (F2 follows F1) */
+SVI_SIMD static void kern_rows2(int np, int npad, int ng, const double* restrict F, const double* g,
+                                double* restrict h1, double* restrict h2) {
+  const double* F2 = F + (size_t)ng * npad;
+  if (ng == 6) {
+    const double *a0 = F, *a1 = F + npad, *a2 = F + 2 * (size_t)npad, *a3 = F + 3 * (size_t)npad,
+                 *a4 = F + 4 * (size_t)npad, *a5 = F + 5 * (size_t)npad;
+    const double *b0 = F2, *b1 = F2 + npad, *b2 = F2 + 2 * (size_t)npad, *b3 = F2 + 3 * (size_t)npad,
+                 *b4 = F2 + 4 * (size_t)npad, *b5 = F2 + 5 * (size_t)npad;
+    double g0 = g[0], g1 = g[1], g2 = g[2], g3 = g[3], g4 = g[4], g5 = g[5];
+    for (int p = 0; p < np; p++) {
+      h1[p] = a0[p] * g0 + a1[p] * g1 + a2[p] * g2 + a3[p] * g3 + a4[p] * g4 + a5[p] * g5;
+      h2[p] = b0[p] * g0 + b1[p] * g1 + b2[p] * g2 + b3[p] * g3 + b4[p] * g4 + b5[p] * g5;
+    }
+    return;
+  }
+  for (int p = 0; p < np; p++) { h1[p] = F[p] * g[0]; h2[p] = F2[p] * g[0]; }
+  for (int j = 1; j < ng; j++) {
+    const double *f = F + (size_t)j * npad, *f2 = F2 + (size_t)j * npad;
+    double gj = g[j];
+    for (int p = 0; p < np; p++) { h1[p] += f[p] * gj; h2[p] += f2[p] * gj; }
+  }
+}
+
+/* a . g for the 3, 6 or 9 values of one pattern row (fixed lengths unroll) */
+static inline double dot_ng(const double* a, const double* g, int ng) {
+  switch (ng) {
+  case 3: return a[0] * g[0] + a[1] * g[1] + a[2] * g[2];
+  case 6: return a[0] * g[0] + a[1] * g[1] + a[2] * g[2] + a[3] * g[3] + a[4] * g[4] + a[5] * g[5];
+  case 9:
+    return a[0] * g[0] + a[1] * g[1] + a[2] * g[2] + a[3] * g[3] + a[4] * g[4] + a[5] * g[5] + a[6] * g[6] +
+           a[7] * g[7] + a[8] * g[8];
+  default: {
+    double t = 0;
+    for (int j = 0; j < ng; j++) t += a[j] * g[j];
+    return t;
+  }
+  }
+}
+
+/* The patterns that pass both packed rows, in increasing order, into idx; returns how many.
+ * Padding patterns (np .. npad-1) have zero rows and tau = -1: they never pass.  The AVX2 twin
+ * forms the same sums in the same order (no fused multiply-add) and compares exactly, so both
+ * give the same set. */
+static int alive_scalar(int npad, int ng, const double* F, const double* g, const double* t1,
+                        const double* t2, double* h1, double* h2, int* idx) {
+  kern_rows2(npad, npad, ng, F, g, h1, h2);
+  int na = 0;
+  for (int p = 0; p < npad; p++) {
+    idx[na] = p;
+    na += (h1[p] <= t1[p]) & (h2[p] <= t2[p]);
+  }
+  return na;
+}
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(SVI_NO_MULTIVERSION)
+#include <immintrin.h>
+#define SVI_HAVE_AVX2_KERNEL 1
+__attribute__((target("avx2"))) static int alive_avx2(int npad, int ng, const double* F, const double* g,
+                                                      const double* t1, const double* t2, int* idx) {
+  const double* F2 = F + (size_t)ng * npad;
+  int na = 0;
+  for (int p = 0; p < npad; p += 4) {
+    __m256d gj = _mm256_broadcast_sd(g);
+    __m256d a = _mm256_mul_pd(_mm256_loadu_pd(F + p), gj);
+    __m256d b = _mm256_mul_pd(_mm256_loadu_pd(F2 + p), gj);
+    for (int j = 1; j < ng; j++) {
+      gj = _mm256_broadcast_sd(g + j);
+      a = _mm256_add_pd(a, _mm256_mul_pd(_mm256_loadu_pd(F + (size_t)j * npad + p), gj));
+      b = _mm256_add_pd(b, _mm256_mul_pd(_mm256_loadu_pd(F2 + (size_t)j * npad + p), gj));
+    }
+    __m256d ok = _mm256_and_pd(_mm256_cmp_pd(a, _mm256_loadu_pd(t1 + p), _CMP_LE_OQ),
+                               _mm256_cmp_pd(b, _mm256_loadu_pd(t2 + p), _CMP_LE_OQ));
+    int m = _mm256_movemask_pd(ok);
+    /* the set bits' positions without a data-dependent loop */
+    static const signed char pos[16][4] = {{0}, {0}, {1}, {0, 1}, {2}, {0, 2}, {1, 2}, {0, 1, 2}, {3}, {0, 3},
+                                           {1, 3}, {0, 1, 3}, {2, 3}, {0, 2, 3}, {1, 2, 3}, {0, 1, 2, 3}};
+    for (int k = 0; k < 4; k++) idx[na + k] = p + pos[m][k];
+    na += __builtin_popcount((unsigned)m);
+  }
+  return na;
+}
+
+/* Every row of pattern p in blocks of 4 (padding rows always hold): 1 if all hold at g.  Each
+ * row's value is the same sum in the same order as dot_ng's. */
+__attribute__((target("avx2"))) static int rows_hold_avx2(const svi_impact* s, int p, const double* g, int ng) {
+  int b0 = s->pattern_blk0[p], b1 = s->pattern_blk0[p + 1], bs = 4 * ng + 4;
+  for (int b = b0; b < b1; b++) {
+    const double* B = s->pattern_blk + (size_t)b * bs;
+    __m256d a = _mm256_mul_pd(_mm256_loadu_pd(B), _mm256_broadcast_sd(g));
+    for (int j = 1; j < ng; j++) a = _mm256_add_pd(a, _mm256_mul_pd(_mm256_loadu_pd(B + 4 * j), _mm256_broadcast_sd(g + j)));
+    if (_mm256_movemask_pd(_mm256_cmp_pd(a, _mm256_loadu_pd(B + 4 * ng), _CMP_LE_OQ)) != 15) return 0;
+  }
+  return 1;
+}
+
+#endif
+
+static int have_avx2(void) {
+#ifdef SVI_HAVE_AVX2_KERNEL
+  static int known = -1;
+  if (known < 0) known = __builtin_cpu_supports("avx2") ? 1 : 0;
+  return known;
+#else
+  return 0;
+#endif
+}
+
+/* put row r of pattern p in packed slot k (0 or 1); r < 0: a row that never rejects */
+static void set_packed_row(svi_impact* s, int k, int p, int r, int ng) {
+  double* F = s->pattern_first + (size_t)k * ng * s->pattern_npad;
+  s->pattern_frow[2 * p + k] = r;
+  s->pattern_tau1[k * s->pattern_npad + p] = r >= 0 ? s->pattern_tau[r] : 1.0;
+  for (int j = 0; j < ng; j++) F[(size_t)j * s->pattern_npad + p] = r >= 0 ? s->pattern_F[(size_t)r * ng + j] : 0.0;
+}
+
+/* each pattern's packed rows: the two that rejected it most often so far.  Since the last pick
+ * the first row rejected (steps - pass1) times, the second (pass1 - pass2) times, the others
+ * their hits. */
+static void pick_packed_rows(svi_impact* s) {
+  int ng = 3 * s->nc;
+  long long steps = s->pattern_steps - s->pattern_picked;
+  for (int p = 0; p < s->n_patterns; p++) {
+    int r1 = s->pattern_frow[2 * p], r2 = s->pattern_frow[2 * p + 1];
+    if (r1 >= 0) s->pattern_hits[r1] += (int)(steps - s->pattern_pass[2 * p]);
+    if (r2 >= 0) s->pattern_hits[r2] += s->pattern_pass[2 * p] - s->pattern_pass[2 * p + 1];
+    s->pattern_pass[2 * p] = s->pattern_pass[2 * p + 1] = 0;
+    int b1 = -1, b2 = -1;
+    for (int r = s->pattern_row0[p]; r < s->pattern_row0[p + 1]; r++) {
+      if (b1 < 0 || s->pattern_hits[r] > s->pattern_hits[b1]) { b2 = b1; b1 = r; }
+      else if (b2 < 0 || s->pattern_hits[r] > s->pattern_hits[b2]) b2 = r;
+    }
+    set_packed_row(s, 0, p, b1, ng);
+    set_packed_row(s, 1, p, b2, ng);
+  }
+  s->pattern_picked = s->pattern_steps;
+}
+
+
+/* The outcomes of one step through the precomputed rows (nc <= 3): both packed rows of every
+ * pattern at once, the patterns that pass them compacted without branches, their other rows
+ * until one fails, and the maps only for the feasible ones.  Which rows are packed adapts to how
+ * often they reject (pick_packed_rows); the order in which rows are tested never changes a row's
+ * value, so the outcome does not depend on the history.  Same outcomes, in the same order, as
+ * the direct evaluation of every pattern. */
+static int planar_fast(svi_impact* s, const double* u, const double* lmax) {
+  int nc = s->nc, nb = s->nb, m2 = 2 * nc, ng = 3 * nc, total = s->n_patterns, npad = s->pattern_npad;
+  double g[3 * MODE_MAX_NC], x[2 * MODE_MAX_NC], up[2 * MODE_MAX_NC], du[2 * MODE_MAX_NC];
+  for (int i = 0; i < nc; i++) {
+    g[2 * i] = u[i];
+    g[2 * i + 1] = u[nc + 2 * i];
+    g[m2 + i] = lmax[i];
+  }
+  double *h1 = s->pattern_h, *h2 = h1 + npad;
+  const double *t1 = s->pattern_tau1, *t2 = t1 + npad;
+  int *idx = s->pattern_idx, *pass = s->pattern_pass, na, count = 0;
+  long long st = ++s->pattern_steps;
+  int learning = st <= PATTERN_LEARN_STEPS;   /* the packed rows are still being chosen */
+#ifdef SVI_HAVE_AVX2_KERNEL
+  if (!learning && have_avx2()) na = alive_avx2(npad, ng, s->pattern_first, g, t1, t2, idx);
+  else
+#endif
+  {
+    na = alive_scalar(npad, ng, s->pattern_first, g, t1, t2, h1, h2, idx);
+    if (learning)
+      for (int p = 0; p < total; p++) pass[2 * p] += h1[p] <= t1[p];
+  }
+  double dtol = 1e-7 * (s->vscale > 1e-12 ? s->vscale : 1e-12);
+  int blocks = 0;
+#ifdef SVI_HAVE_AVX2_KERNEL
+  blocks = !learning && have_avx2();
+#endif
+  for (int k = 0; k < na; k++) {
+    int p = idx[k];
+    if (blocks) {
+#ifdef SVI_HAVE_AVX2_KERNEL
+      if (!rows_hold_avx2(s, p, g, ng)) continue;
+#endif
+    } else {
+      pass[2 * p + 1] += learning;
+      int r = s->pattern_row0[p], r1 = s->pattern_row0[p + 1];
+      int f1 = s->pattern_frow[2 * p], f2 = s->pattern_frow[2 * p + 1];
+      for (; r < r1; r++)
+        if (r != f1 && r != f2 && dot_ng(s->pattern_F + (size_t)r * ng, g, ng) > s->pattern_tau[r]) break;
+      if (r < r1) { s->pattern_hits[r] += learning; continue; }
+    }
+    const double* X = s->pattern_map + (size_t)p * 2 * m2 * ng;
+    const double* U = X + m2 * ng;
+    for (int a = 0; a < m2; a++) {
+      x[a] = dot_ng(X + a * ng, g, ng);
+      up[a] = dot_ng(U + a * ng, g, ng);
+      du[a] = up[a] - g[a];
+    }
+    int dup = 0;
+    for (int c = 0; c < count && !dup; c++) {
+      const double* o = s->seen + c * m2;
+      int same = 1;
+      for (int a = 0; a < m2 && same; a++) same = fabs(o[a] - du[a]) <= dtol;
+      dup = same;
+    }
+    if (dup || count >= SVI_ENUM_MAX_SOLS) continue;
+    for (int a = 0; a < m2; a++) s->seen[count * m2 + a] = du[a];
+    double* lam = s->sols + count * nb;
+    for (int i = 0; i < nc; i++) {
+      double lt = x[2 * i + 1];
+      lam[i] = x[2 * i];
+      lam[nc + 2 * i] = lt > 0 ? lt : 0;
+      lam[nc + 2 * i + 1] = lt < 0 ? -lt : 0;
+    }
+    count++;
+  }
+  if (st == 16 || st == 64 || st == 256 || st == PATTERN_LEARN_STEPS) pick_packed_rows(s);
+  return count;
+}
+
 static int planar_enumerate(svi_impact* s, const double* u, const double* lmax, int ap) {
+  if (!ap && s->n_patterns > 0 && s->n_patterns == s->pattern_total) return planar_fast(s, u, lmax);
   int nc = s->nc, nb = s->nb, m2 = 2 * nc, count = 0;
   int mode[MODE_MAX_NC] = {0};
   double ur[2 * MODE_MAX_NC], x[2 * MODE_MAX_NC], up[2 * MODE_MAX_NC], du[2 * MODE_MAX_NC];
-  double g[3 * MODE_MAX_NC];
-  int ng = m2 + nc;
   for (int i = 0; i < nc; i++) { ur[2 * i] = u[row_n(s, i)]; ur[2 * i + 1] = u[row_t(s, i)]; }
-  memcpy(g, ur, sizeof(double) * m2);
-  memcpy(g + m2, lmax, sizeof(double) * nc);
   double dtol = 1e-7 * (s->vscale > 1e-12 ? s->vscale : 1e-12);
   int total = 1;
   for (int i = 0; i < nc; i++) total *= NMODES;
@@ -446,19 +852,7 @@ static int planar_enumerate(svi_impact* s, const double* u, const double* lmax, 
     if (p > 0)                                /* next pattern: odometer over the contacts */
       for (int i = 0; i < nc && ++mode[i] == NMODES; i++) mode[i] = 0;
     if (ap && planar_has_budget(mode, nc)) continue;
-    if (!ap && s->n_patterns == total && s->pattern_ok[p]) {
-      const double* X = s->pattern_map + (size_t)p * 2 * m2 * ng;
-      const double* U = X + m2 * ng;
-      for (int a = 0; a < m2; a++) {
-        double sx = 0, su = 0;
-        for (int j = 0; j < ng; j++) { sx += X[a * ng + j] * g[j]; su += U[a * ng + j] * g[j]; }
-        x[a] = sx;
-        up[a] = su;
-      }
-      if (!pattern_feasible(s, mode, lmax, x, up)) continue;
-    } else if (!try_pattern(s, mode, ur, lmax, x, up)) {
-      continue;
-    }
+    if (!try_pattern(s, mode, ur, lmax, x, up)) continue;
     for (int a = 0; a < m2; a++) du[a] = up[a] - ur[a];
     int dup = 0;
     for (int c = 0; c < count && !dup; c++) {

@@ -146,7 +146,7 @@ static int prepare(svi_propagative* w, const svi_impact* s, const svi_propagativ
   p->e = cfg->restitution;
   p->speed = 0;
   for (int i = 0; i < nc; i++) {
-    for (int j = 0; j < nc; j++) w->A[i * nc + j] = s->W[i * nb + j];
+    for (int j = 0; j < nc; j++) w->A[i * nc + j] = svi_impact_w(s, i, j);
     double a = w->A[i * nc + i];
     w->isd[i] = a > 0 ? 1.0 / sqrt(a) : 0;
     w->vn0[i] = s->u0[i];
@@ -534,12 +534,12 @@ double svi_indeterminacy(const svi_impact* s, const double* v_set, int count) {
 
 double svi_normal_coupling(const svi_impact* s, double* c) {
   if (!s || s->nc <= 0) return 0;
-  int nc = s->nc, nb = s->nb;
+  int nc = s->nc;
   double m = 0;
   for (int i = 0; i < nc; i++)
     for (int j = 0; j < nc; j++) {
-      double aii = s->W[i * nb + i], ajj = s->W[j * nb + j];
-      double x = aii > 0 && ajj > 0 ? s->W[i * nb + j] / sqrt(aii * ajj) : 0;
+      double aii = svi_impact_w(s, i, i), ajj = svi_impact_w(s, j, j);
+      double x = aii > 0 && ajj > 0 ? svi_impact_w(s, i, j) / sqrt(aii * ajj) : 0;
       if (c) c[i * nc + j] = x;
       if (i != j) m = fmax(m, fabs(x));
     }

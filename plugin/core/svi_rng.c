@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "svi/svi_core.h"
+#include "svi_internal.h"
 
 /* SplitMix64 finaliser (Steele, Lea & Flood 2014): a bijective 64-bit mixer. */
 static uint64_t mix64(uint64_t x) {
@@ -17,9 +17,16 @@ static uint64_t mix64(uint64_t x) {
   return x;
 }
 
-uint64_t svi_rng_u64(uint64_t seed, uint64_t stream, uint64_t index) {
-  uint64_t key = mix64(seed + 0x9e3779b97f4a7c15ULL * (stream + 1));
+uint64_t svi_rng_key(uint64_t seed, uint64_t stream) {
+  return mix64(seed + 0x9e3779b97f4a7c15ULL * (stream + 1));
+}
+
+uint64_t svi_rng_keyed(uint64_t key, uint64_t index) {
   return mix64(key ^ mix64(index + 0x632be59bd9b4e019ULL));
+}
+
+uint64_t svi_rng_u64(uint64_t seed, uint64_t stream, uint64_t index) {
+  return svi_rng_keyed(svi_rng_key(seed, stream), index);
 }
 
 double svi_rng_uniform(uint64_t seed, uint64_t stream, uint64_t index) {
@@ -114,4 +121,26 @@ double svi_sobol_point(const svi_sobol* so, uint64_t index, int k) {
     if (index & 1) x ^= so->v[k][b];
   x ^= so->shift[k];
   return ((double)x + 0.5) * 0x1.0p-32;
+}
+
+/* Point k + 1 differs from point k by the direction numbers of the bits that flip from k to k + 1
+ * (of the 32 that svi_sobol_point reads), so the XOR is the same set and the values the same. */
+void svi_sobol_points(const svi_sobol* so, uint64_t first, int count, double* out) {
+  int dim = so->dim;
+  uint32_t x[SVI_SOBOL_MAXDIM];
+  for (int j = 0; j < dim; j++) {
+    uint32_t a = 0;
+    uint64_t index = first;
+    for (int b = 0; index && b < 32; b++, index >>= 1)
+      if (index & 1) a ^= so->v[j][b];
+    x[j] = a;
+  }
+  for (int c = 0; c < count; c++) {
+    double* row = out + (size_t)c * dim;
+    for (int j = 0; j < dim; j++) row[j] = ((double)(x[j] ^ so->shift[j]) + 0.5) * 0x1.0p-32;
+    uint64_t k = first + (uint64_t)c, flip = (k ^ (k + 1)) & 0xffffffffULL;
+    for (int b = 0; flip; b++, flip >>= 1)
+      if (flip & 1)
+        for (int j = 0; j < dim; j++) x[j] ^= so->v[j][b];
+  }
 }

@@ -55,25 +55,15 @@ static int step_enumerate(svi_impact* s, const double* q, double r01, double tol
     if (count > 0) {
       int k = (int)(r01 * count);
       if (k >= count) k = count - 1;
-      memcpy(lam, s->sols + k * nb, sizeof(double) * nb);
+      for (int b = 0; b < nb; b++) lam[b] = s->sols[k * nb + b];
       /* complete z = [beta; lambda_bar; gamma] and check it against (75) itself */
-      double* z = s->z;
-      memcpy(z + nc, lam, sizeof(double) * nb);
-      double* up = s->vn;                          /* scratch: u' = u + W lambda */
-      memcpy(up, q + nc, sizeof(double) * nb);
-      svi_matvec_add(nb, nb, s->W, lam, up);
-      for (int i = 0; i < nc; i++) {   /* beta_i = (-u_n')^+, gamma_i = max_k (-u_D,k')^+ */
-        double g = 0;
-        for (int r = 0; r < s->nd; r++) g = fmax(g, -up[nc + i * s->nd + r]);
-        z[i] = up[i] < 0 ? -up[i] : 0;
-        z[nc + nb + i] = g;
-      }
       if (info) memset(info, 0, sizeof(*info));
-      double res = svi_lcp_residual_units(nr, s->A_routh, q, z, s->zunit, s->wunit);
+      double res = svi_routh_residual(s, q, lam, NULL);
       if (info) info->residual = res;
       return res <= tol ? SVI_OK : SVI_ERR_RESIDUAL;
     }
   }
+  svi_impact_dense(s);
   int st = svi_lcp_enumerate(nr, s->A_routh, q, 1e-9, s->sols, SVI_ENUM_MAX_SOLS, &count);
   if (st != SVI_OK) return st;
   if (count > SVI_ENUM_MAX_SOLS) count = SVI_ENUM_MAX_SOLS;
@@ -106,14 +96,15 @@ static int step_enumerate(svi_impact* s, const double* q, double r01, double tol
  * all drawn from the counter-based stream of this (sample, step). */
 static void random_branch(svi_impact* s, uint64_t seed, uint64_t bidx) {
   int nr = s->n_routh;
+  uint64_t k1 = svi_rng_key(seed, STREAM_BRANCH), k2 = svi_rng_key(seed, STREAM_BRANCH + 1);
   for (int i = 0; i < nr; i++) {
-    uint64_t x = svi_rng_u64(seed, STREAM_BRANCH, bidx + i);
+    uint64_t x = svi_rng_keyed(k1, bidx + i);
     s->d[i] = 0.05 + 0.95 * ((double)(x >> 11) + 0.5) * 0x1.0p-53;
     s->sign[i] = (x & 1) ? 1.0 : -1.0;
     s->order[i] = i;
   }
   for (int i = nr - 1; i > 0; i--) {
-    int j = (int)(svi_rng_u64(seed, STREAM_BRANCH + 1, bidx + i) % (uint64_t)(i + 1));
+    int j = (int)(svi_rng_keyed(k2, bidx + i) % (uint64_t)(i + 1));
     int t = s->order[i];
     s->order[i] = s->order[j];
     s->order[j] = t;
@@ -127,7 +118,7 @@ int svi_routh_step(svi_impact* s, const double* v, const double* lmax, const dou
   svi_lcp_options o = svi_impact_lcp_options(s, opt, 1);
   svi_matvec(s->nb, s->nv, s->Jbar, v, s->u);
   routh_q(s, s->u, lmax, s->q);
-  int st = svi_lcp_lemke(s->lcp, s->n_routh, s->A_routh, s->q, d, &o, s->z, info);
+  int st = svi_impact_lemke(s, 1, s->q, d, NULL, NULL, &o, s->z, info);
   memcpy(lambda, s->z + s->nc, sizeof(double) * s->nb);
   memcpy(v_next, v, sizeof(double) * s->nv);
   if (st >= 0) svi_matvec_add(s->nv, s->nb, s->G, lambda, v_next);
@@ -136,12 +127,12 @@ int svi_routh_step(svi_impact* s, const double* v, const double* lmax, const dou
 
 /* Apply the simultaneous law (31) from contact velocity u; adds its impulse to Lam and u. */
 static int finish_with_ap(svi_impact* s, const svi_routh_config* cfg, svi_sample_info* info) {
-  int na = s->n_ap, nb = s->nb;
+  int nb = s->nb;
   memcpy(s->q, s->u, sizeof(double) * nb);
   memset(s->q + nb, 0, sizeof(double) * s->nc);
   svi_lcp_options o = svi_impact_lcp_options(s, &cfg->lcp, 0);
   svi_lcp_info li;
-  int st = svi_lcp_lemke(s->lcp, na, s->A_ap, s->q, NULL, &o, s->z, &li);
+  int st = svi_impact_lemke(s, 0, s->q, NULL, NULL, NULL, &o, s->z, &li);
   info->lcps++;
   if (st < 0) {
     info->lcp_rejects += st == SVI_ERR_RESIDUAL;
@@ -150,7 +141,7 @@ static int finish_with_ap(svi_impact* s, const svi_routh_config* cfg, svi_sample
   if (st == SVI_OK_REGULARIZED) info->regularized++;
   info->residual = fmax(info->residual, li.residual);
   for (int i = 0; i < nb; i++) s->Lam[i] += s->z[i];
-  svi_matvec_add(nb, nb, s->W, s->z, s->u);
+  svi_impact_add_w(s, s->z, s->u);
   return SVI_OK;
 }
 
@@ -177,11 +168,11 @@ typedef struct {
   svi_branch rule;
 } draws;
 
-static double budget_fraction(const svi_routh_config* cfg, const svi_sobol* sobol, const draws* dr,
-                              int N, int step, int i, int nc) {
+static double budget_fraction(const svi_impact* s, const svi_routh_config* cfg, const svi_sobol* sobol,
+                              const draws* dr, int N, int step, int i, int nc) {
   if (dr->attempt == 0) {
     if (cfg->budget == SVI_BUDGET_SOBOL && sobol && sobol->dim >= nc * N)
-      return svi_sobol_point(sobol, dr->k, step * nc + i);
+      return s->sobol_row ? s->sobol_row[step * nc + i] : svi_sobol_point(sobol, dr->k, step * nc + i);
     return svi_rng_uniform(dr->seed, STREAM_BUDGET, (dr->k * (uint64_t)N + step) * nc + i);
   }
   return svi_rng_uniform(dr->seed, STREAM_BUDGET, (uint64_t)step * nc + i);
@@ -220,13 +211,15 @@ static int solve_step(svi_impact* s, const svi_routh_config* cfg, const draws* d
                       svi_sample_info* info, svi_lcp_info* li) {
   int nr = s->n_routh, nc = s->nc, nb = s->nb, N = cfg->max_steps > 0 ? cfg->max_steps : 10;
   uint64_t bidx = dr->attempt == 0 ? (dr->k * (uint64_t)(N + 1) + step) * nr : (uint64_t)step * nr;
-  svi_lcp_options o = svi_impact_lcp_options(s, &cfg->lcp, 1);
-  double tol = o.res_tol > 0 ? o.res_tol : 1e-9;
-  int st;
+  double tol = cfg->lcp.res_tol > 0 ? cfg->lcp.res_tol : 1e-9;
+  int st = SVI_OK;
   info->lcps++;
   if (dr->rule == SVI_BRANCH_ENUMERATE) {
     st = step_enumerate(s, s->q, svi_rng_uniform(dr->seed, STREAM_BRANCH, bidx), tol, s->lam, li);
-  } else {
+    if (st >= 0) return st;
+  }
+  svi_lcp_options o = svi_impact_lcp_options(s, &cfg->lcp, 1);
+  if (dr->rule != SVI_BRANCH_ENUMERATE) {
     const double *d = NULL, *sign = NULL;
     const int* order = NULL;
     if (dr->rule == SVI_BRANCH_RANDOM) {
@@ -235,7 +228,7 @@ static int solve_step(svi_impact* s, const svi_routh_config* cfg, const draws* d
       order = s->order;
       sign = s->sign;
     }
-    st = svi_lcp_lemke_perturbed(s->lcp, nr, s->A_routh, s->q, d, order, sign, &o, s->z, li);
+    st = svi_impact_lemke(s, 1, s->q, d, order, sign, &o, s->z, li);
     memcpy(s->lam, s->z + nc, sizeof(double) * nb);
   }
   for (int r = 1; st < 0 && r <= STEP_RETRIES; r++) {
@@ -243,7 +236,7 @@ static int solve_step(svi_impact* s, const svi_routh_config* cfg, const draws* d
     info->step_retries++;
     info->lcps++;
     random_branch(s, svi_rng_u64(dr->seed, STREAM_RETRY, bidx + (uint64_t)r), 0);
-    st = svi_lcp_lemke_perturbed(s->lcp, nr, s->A_routh, s->q, s->d, s->order, s->sign, &o, s->z, li);
+    st = svi_impact_lemke(s, 1, s->q, s->d, s->order, s->sign, &o, s->z, li);
     memcpy(s->lam, s->z + nc, sizeof(double) * nb);
   }
   if (st < 0) info->lcp_rejects += st == SVI_ERR_RESIDUAL;
@@ -267,7 +260,7 @@ static int run_steps(svi_impact* s, const svi_routh_config* cfg, const svi_sobol
     if (!last && one_at_a_time) mixed_budgets(s, dr, h, N, info->steps, &current);
     else
       for (int i = 0; i < nc; i++)
-        lmax[i] = last ? extra_budget : h * budget_fraction(cfg, sobol, dr, N, info->steps, i, nc);
+        lmax[i] = last ? extra_budget : h * budget_fraction(s, cfg, sobol, dr, N, info->steps, i, nc);
     routh_q(s, s->u, lmax, s->q);
     svi_lcp_info li;
     st = solve_step(s, cfg, dr, info->steps, info, &li);
@@ -276,7 +269,7 @@ static int run_steps(svi_impact* s, const svi_routh_config* cfg, const svi_sobol
     info->residual = fmax(info->residual, li.residual);
     info->steps++;
     for (int i = 0; i < nb; i++) s->Lam[i] += s->lam[i];
-    svi_matvec_add(nb, nb, s->W, s->lam, s->u);
+    svi_impact_add_w(s, s->lam, s->u);
     if (traj && *traj_len < traj_cap) {
       double* vt = traj + (size_t)(*traj_len) * nv;
       memcpy(vt, s->v0, sizeof(double) * nv);

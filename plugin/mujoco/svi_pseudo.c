@@ -77,10 +77,9 @@ void svi_pseudo_destroy(svi_pseudo_work* w) { pseudo_free(w); }
  * the tiny regularisation gives the minimum-norm impulse in the limit. */
 static int solve_rr(svi_pseudo_work* w, const svi_impact* s, const int* rows, int n, const double* b,
                     double* x) {
-  int nb = s->nb;
   double* A = w->A, dmax = 0;
   for (int i = 0; i < n; i++) {
-    for (int j = 0; j < n; j++) A[i * n + j] = s->W[rows[i] * nb + rows[j]];
+    for (int j = 0; j < n; j++) A[i * n + j] = svi_impact_w(s, rows[i], rows[j]);
     dmax = fmax(dmax, A[i * n + i]);
   }
   for (int i = 0; i < n; i++) A[i * n + i] += 1e-12 * dmax + 1e-300;
@@ -190,7 +189,7 @@ static int candidate_ok(const keep_problem* kp, svi_pseudo_work* w, const int* i
     if (!w->eligible[k] || inA[k]) continue;
     double u0 = row_dot(s, k, kp->vplus), ua = row_dot(s, k, kp->as);
     for (int i = 0; i < n; i++) {
-      double wkr = s->W[k * s->nb + w->rows[i]];
+      double wkr = svi_impact_w(s, k, w->rows[i]);
       u0 += wkr * w->dp[i];
       ua -= wkr * w->ca[i];
     }
@@ -233,7 +232,7 @@ int svi_pseudo_impulse(svi_instance* in, const double* vminus, const double* as,
   double vref = 0, wmax = 0;
   for (int k = 0; k < nc; k++) {
     vref = fmax(vref, fabs(row_dot(s, k, vminus)));
-    wmax = fmax(wmax, s->W[k * nb + k]);
+    wmax = fmax(wmax, svi_impact_w(s, k, k));
   }
   double eps_v = fmax(1e-9, 1e-6 * vref), eps_p = eps_v / fmax(wmax, 1e-300);
 

@@ -1,8 +1,11 @@
 /* svi_bench.c -- the benchmark tables of docs/benchmarks.md.
  *
- *   svi-bench [--quick] [--markdown] [--propagative]
+ *   svi-bench [--quick] [--markdown] [--propagative] [--only=123]
  *   svi-bench --one EXAMPLE auto|lemke|random|enumerate K    only K samples of Algorithm 1 (for
  *                                                            callgrind's instruction counts)
+ *   svi-bench --alg2 EXAMPLE LOG2 THREADS                    Algorithm 2 with 2^LOG2 samples (paper's
+ *                                                            h and N, Sobol budgets, branch auto):
+ *                                                            wall seconds and a checksum of the set
  *
  * 1. Per reference problem: LCPs per sample, us per sample (median and mean over individually
  *    timed samples, one thread), us per LCP, next to the paper's Table 3.
@@ -295,9 +298,42 @@ static int run_one(const char* name, const char* rule, long long K) {
   return 0;
 }
 
+static int run_alg2(const char* name, int lg, int threads) {
+  svi_example ex;
+  if (svi_example_get(name, &ex) != SVI_OK) { fprintf(stderr, "unknown example %s\n", name); return 2; }
+  svi_problem_def def = svi_example_problem(&ex);
+  long long M = 1LL << lg;
+  svi_approx_config c = svi_approx_default_config();
+  c.samples = M;
+  c.routh.step_abs = ex.h;
+  c.routh.max_steps = ex.N;
+  c.threads = threads;
+  double* V = malloc(sizeof(double) * (size_t)M * def.nv);
+  svi_approx_stats st;
+  svi_approximate(&def, &c, V, NULL, NULL, &st);
+  double sum = 0;
+  for (long long i = 0; i < M * def.nv; i++) sum += V[i];
+  printf("Algorithm 2, %s, 2^%d samples, %d threads: %.3f s wall, %lld accepted, %lld LCPs, sum of v+ %.17g\n",
+         name, lg, threads, st.wall_seconds, st.accepted, st.lcps, sum);
+  free(V);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc == 5 && !strcmp(argv[1], "--one")) return run_one(argv[2], argv[3], atoll(argv[4]));
+  if (argc == 5 && !strcmp(argv[1], "--alg2")) return run_alg2(argv[2], atoi(argv[3]), atoi(argv[4]));
   int quick = argc > 1 && !strcmp(argv[1], "--quick");
+  const char* only = NULL;
+  for (int i = 1; i < argc; i++) if (!strncmp(argv[i], "--only=", 7)) only = argv[i] + 7;
+  if (only) {   /* some of the tables 1, 2, 3 */
+    printf("# svi benchmarks (svi %s)\n", SVI_VERSION_STRING);
+    if (strchr(only, '1')) table_per_sample(quick ? 5000 : 100000);
+    if (strchr(only, '2')) table_alg2(quick ? 17 : 20);
+#ifdef SVI_HAVE_SICONOS
+    if (strchr(only, '3')) table_siconos(quick ? 500 : 4000);
+#endif
+    return 0;
+  }
   if (argc > 1 && !strcmp(argv[argc - 1], "--propagative")) {   /* table 4 only */
     table_propagative(quick ? 5000 : 100000);
     return 0;

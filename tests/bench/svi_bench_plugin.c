@@ -1,6 +1,6 @@
 /* svi_bench_plugin.c -- the plugin's costs next to native MuJoCo, measured side by side.
  *
- *   svi-bench-plugin MODELS_DIR [--quick]
+ *   svi-bench-plugin MODELS_DIR [--quick] [--only=ABCD]
  *   svi-bench-plugin --count MODEL.xml plugin|native STEPS     (for callgrind, see below)
  *
  * The native reference is the same model without svi.impact (svi_load_xml_native: the plugin
@@ -11,11 +11,16 @@
  * B. The impact step of every bundled model: mj_step from the pre-impact state with svi.impact
  *    against native mj_step from the same state.
  * C. One impact event against the number of contacts: a plate landing on N supports
- *    (models/make_plate.sh N).
+ *    (models/make_plate.sh N; beyond its N = 100 the same script with the cap lifted), N = 2 ..
+ *    200, and the least-squares exponent of the impact step's cost in N from 9 to 200.
  * D. One outcome of the propagative law against one sample of the set-valued law on the same
  *    impact problems (cradles, billiard break, the tailed runner).
  * --count runs STEPS impact-free steps of one variant inside run_steps(), for
  *    valgrind --tool=callgrind --toggle-collect=run_steps (tests/bench/overhead_callgrind.sh).
+ * --impact MODEL.xml REPS runs the impact step of the model's first event REPS times inside
+ *    impact_steps() and native mj_step from the same state inside native_steps(), for
+ *    valgrind --tool=callgrind --toggle-collect=impact_steps (or native_steps); --plate N
+ *    writes the plate model of table C to stdout.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -164,28 +169,44 @@ static int count_mode(const char* path, const char* which, int steps) {
   return 0;
 }
 
-/* B: the impact step of one model, and of a plate on n supports (C) */
-static void impact_step(const char* path, const char* label, int reps, int plate_n) {
-  pair p;
+/* The model with its first impact event found: d at the pre-impact state of event 0. */
+static svi_instance* first_event(const char* path, pair* p) {
   char err[1000];
-  memset(&p, 0, sizeof(p));
-  p.m = svi_load_xml(path, err, sizeof(err));
-  p.mn = svi_load_xml_native(path, err, sizeof(err));
-  if (!p.m || !p.mn) { fprintf(stderr, "%s\n", err); free_pair(&p); return; }
-  p.d = mj_makeData(p.m);
-  p.dn = mj_makeData(p.mn);
-  int k = mj_name2id(p.m, mjOBJ_KEY, "impact");
-  if (k < 0 && p.m->nkey > 0) k = 0;
-  if (k >= 0) mj_resetDataKeyframe(p.m, p.d, k);
-  svi_instance* in = svi_instance_of(p.m, p.d);
-  while (svi_event_count(in) == 0 && p.d->time < 1) mj_step(p.m, p.d);
-  if (!svi_event_count(in)) { printf("| %s | no impact event |\n", label); free_pair(&p); return; }
+  memset(p, 0, sizeof(*p));
+  p->m = svi_load_xml(path, err, sizeof(err));
+  p->mn = svi_load_xml_native(path, err, sizeof(err));
+  if (!p->m || !p->mn) { fprintf(stderr, "%s\n", err); return NULL; }
+  p->d = mj_makeData(p->m);
+  p->dn = mj_makeData(p->mn);
+  int k = mj_name2id(p->m, mjOBJ_KEY, "impact");
+  if (k < 0 && p->m->nkey > 0) k = 0;
+  if (k >= 0) mj_resetDataKeyframe(p->m, p->d, k);
+  svi_instance* in = svi_instance_of(p->m, p->d);
+  while (svi_event_count(in) == 0 && p->d->time < 1) mj_step(p->m, p->d);
+  return svi_event_count(in) ? in : NULL;
+}
+
+/* both models at event 0's pre-impact state (the native one first: svi_event_restore drops the
+ * event from the log, and svi_event_load_native reads it) */
+static int load_event(svi_instance* in, pair* p) {
+  return svi_event_load_native(in, p->m, 0, p->mn, p->dn) == 0 && svi_event_restore(in, p->m, p->d, 0) == 0;
+}
+
+typedef struct { double impact_us, native_us; int ncontact, nt, lcps, ok; } step_cost;
+
+/* B: the impact step of one model: mj_step with svi.impact from the pre-impact state of the
+ * first event against native mj_step from the same state, interleaved, medians */
+static step_cost impact_step(const char* path, int reps) {
+  step_cost c = {0, 0, 0, 0, 0, 0};
+  pair p;
+  svi_instance* in = first_event(path, &p);
+  if (!in) { free_pair(&p); return c; }
   svi_event ev = *svi_event_get(in, 0);
   double* ts = malloc(sizeof(double) * (size_t)reps);
   double* tn = malloc(sizeof(double) * (size_t)reps);
-  for (int r = 0; r < reps; r++) {
-    svi_event_restore(in, p.m, p.d, 0);
-    svi_event_load_native(in, p.m, 0, p.mn, p.dn);
+  int r = 0;
+  for (; r < reps; r++) {
+    if (!load_event(in, &p)) break;
     double t0 = now();
     mj_step(p.m, p.d);
     double t1 = now();
@@ -194,23 +215,87 @@ static void impact_step(const char* path, const char* label, int reps, int plate
     ts[r] = t1 - t0;
     tn[r] = t2 - t1;
   }
-  double ms = median(ts, reps), mn = median(tn, reps);
-  if (plate_n)
-    printf("| %d | %d | %d | %d | %.1f | %.1f | %.1f |\n", plate_n, ev.ncontact,
-           ev.nt == 2 ? 7 * ev.ncontact : 5 * ev.ncontact, ev.lcps, ms * 1e6, mn * 1e6, ms / mn);
-  else
-    printf("| %s | %d | %d | %d | %.1f | %.1f | %.1f |\n", label, (int)p.m->nv, ev.ncontact, ev.lcps, ms * 1e6,
-           mn * 1e6, ms / mn);
+  if (r == reps) {
+    c.impact_us = median(ts, reps) * 1e6;
+    c.native_us = median(tn, reps) * 1e6;
+    c.ncontact = ev.ncontact;
+    c.nt = ev.nt;
+    c.lcps = ev.lcps;
+    c.ok = 1;
+  }
   free(ts); free(tn);
   free_pair(&p);
+  return c;
 }
 
-static void plate(const char* dir, int n, int reps) {
-  char cmd[800], path[256];
-  snprintf(path, sizeof(path), "/tmp/svi_bench_plate_%d.xml", n);
-  snprintf(cmd, sizeof(cmd), "sh %s/make_plate.sh %d > %s", dir, n, path);
-  if (system(cmd) != 0) { fprintf(stderr, "cannot generate %s\n", path); return; }
-  impact_step(path, "", reps, n);
+static void impact_row(const char* path, const char* label, int reps) {
+  pair p;
+  svi_instance* in = first_event(path, &p);
+  int nv = in ? (int)p.m->nv : 0;
+  free_pair(&p);
+  step_cost c = impact_step(path, reps);
+  if (!c.ok) { printf("| %s | no impact event |\n", label); return; }
+  printf("| %s | %d | %d | %d | %.1f | %.1f | %.1f |\n", label, nv, c.ncontact, c.lcps, c.impact_us,
+         c.native_us, c.impact_us / c.native_us);
+}
+
+/* the plate model of table C: models/make_plate.sh, whose N <= 100 cap (the bundled models) is
+ * lifted here for the scaling run */
+static int plate_model(const char* dir, int n, char* path, size_t len) {
+  char cmd[900];
+  snprintf(path, len, "/tmp/svi_bench_plate_%d.xml", n);
+  snprintf(cmd, sizeof(cmd), "sed 's/-le 100 ]/-le 1000 ]/' %s/make_plate.sh | sh -s %d > %s", dir, n, path);
+  return system(cmd) == 0;
+}
+
+/* C: a plate on n supports; returns the cost, prints the row */
+static step_cost plate(const char* dir, int n, int reps) {
+  char path[256];
+  step_cost c = {0, 0, 0, 0, 0, 0};
+  if (!plate_model(dir, n, path, sizeof(path))) { fprintf(stderr, "cannot generate %s\n", path); return c; }
+  c = impact_step(path, reps);
+  if (!c.ok) { printf("| %d | no impact event |\n", n); return c; }
+  printf("| %d | %d | %d | %d | %.1f | %.1f | %.2f |\n", n, c.ncontact, c.nt == 2 ? 7 * c.ncontact : 5 * c.ncontact,
+         c.lcps, c.impact_us, c.native_us, c.impact_us / c.native_us);
+  return c;
+}
+
+/* least-squares slope of log y against log x */
+static double loglog_slope(const double* x, const double* y, int n) {
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (int i = 0; i < n; i++) {
+    double a = log(x[i]), b = log(y[i]);
+    sx += a; sy += b; sxx += a * a; sxy += a * b;
+  }
+  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+}
+
+/* --impact: for callgrind's --toggle-collect */
+__attribute__((noinline)) void impact_steps(svi_instance* in, pair* p, int reps) {
+  for (int r = 0; r < reps; r++) {
+    if (!load_event(in, p)) return;
+    mj_step(p->m, p->d);
+  }
+}
+
+__attribute__((noinline)) void native_steps(svi_instance* in, pair* p, int reps) {
+  for (int r = 0; r < reps; r++) {
+    if (svi_event_load_native(in, p->m, 0, p->mn, p->dn) != 0) return;
+    mj_step(p->mn, p->dn);
+  }
+}
+
+static int impact_mode(const char* path, int reps) {
+  pair p;
+  svi_instance* in = first_event(path, &p);
+  if (!in) { fprintf(stderr, "%s: no impact event\n", path); free_pair(&p); return 1; }
+  svi_event ev = *svi_event_get(in, 0);
+  impact_steps(in, &p, reps);
+  native_steps(in, &p, reps);
+  printf("MuJoCo %s, %s: %d impact steps (%d contacts, %d LCPs, status %d) and %d native steps\n",
+         mj_versionString(), path, reps, ev.ncontact, ev.lcps, ev.status, reps);
+  free_pair(&p);
+  return 0;
 }
 
 /* D: one outcome of the propagative law against one sample of the set-valued law, on the same
@@ -266,16 +351,31 @@ static void law_cost(const char* dir, const char* file, int reps) {
 
 int main(int argc, char** argv) {
   if (argc == 5 && !strcmp(argv[1], "--count")) return count_mode(argv[2], argv[3], atoi(argv[4]));
+  if (argc == 4 && !strcmp(argv[1], "--impact")) return impact_mode(argv[2], atoi(argv[3]));
+  if (argc == 4 && !strcmp(argv[1], "--plate")) {
+    char path[256];
+    if (!plate_model(argv[3], atoi(argv[2]), path, sizeof(path))) return 1;
+    printf("%s\n", path);
+    return 0;
+  }
   const char* dir = argc > 1 ? argv[1] : "models";
-  int quick = argc > 2 && !strcmp(argv[2], "--quick");
+  int quick = 0;
+  const char* only = "ABCD";
+  for (int i = 2; i < argc; i++) {
+    if (!strcmp(argv[i], "--quick")) quick = 1;
+    else if (!strncmp(argv[i], "--only=", 7)) only = argv[i] + 7;
+  }
   int steps = quick ? 5000 : 50000;
   printf("MuJoCo %s\n\n", mj_versionString());
+  list_models(dir);
+  if (strchr(only, 'A')) {
   printf("## A. mj_step with svi.impact against the same model without it, steps without impacts "
          "(%d steps each, blocks of 100 interleaved, medians)\n\n", steps);
   printf("| model | nv | contacts | native mj_step us | with svi.impact us | overhead | events |\n"
          "|---|---|---|---|---|---|---|\n");
-  list_models(dir);
   for (int i = 0; i < nModels; i++) overhead(dir, kModels[i], steps);
+  }
+  if (strchr(only, 'B')) {
 
   printf("\n## B. The impact step: mj_step with svi.impact from the pre-impact state of the first event, "
          "against native mj_step from the same state (medians of %d)\n\n", quick ? 20 : 200);
@@ -283,14 +383,27 @@ int main(int argc, char** argv) {
   for (int i = 0; i < nModels; i++) {
     char path[700];
     snprintf(path, sizeof(path), "%s/%s", dir, kModels[i]);
-    impact_step(path, kModels[i], quick ? 20 : 200, 0);
+    impact_row(path, kModels[i], quick ? 20 : 200);
   }
+  }
+  if (strchr(only, 'C')) {
 
-  printf("\n## C. One impact event against the number of contacts (plate on N supports)\n\n");
+  printf("\n## C. One impact event against the number of contacts (plate on N supports; medians of %d)\n\n",
+         quick ? 5 : 30);
   printf("| supports | contacts in the event | LCP size | LCPs | impact step us | native mj_step us | ratio |\n"
          "|---|---|---|---|---|---|---|\n");
-  const int ns[] = {2, 4, 9, 16, 25, 36, 49, 64, 81, 100};
-  for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) plate(dir, ns[i], quick ? 5 : 30);
+  const int ns[] = {2, 4, 9, 16, 25, 36, 49, 64, 81, 100, 144, 200};
+  double fx[16], fy[16], fn[16];
+  int nf = 0;
+  for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+    step_cost c = plate(dir, ns[i], quick ? 5 : 30);
+    if (c.ok && ns[i] >= 9) { fx[nf] = ns[i]; fy[nf] = c.impact_us; fn[nf] = c.native_us; nf++; }
+  }
+  if (nf >= 2)
+    printf("\nLeast-squares fit over N = 9 .. 200: impact step ~ N^%.2f, native mj_step ~ N^%.2f\n",
+           loglog_slope(fx, fy, nf), loglog_slope(fx, fn, nf));
+  }
+  if (strchr(only, 'D')) {
 
   printf("\n## D. One outcome per impact: the propagative law (random order, e = 1) against one sample of the "
          "set-valued law, on the model's first impact problem (medians of %d batches of 100)\n\n", quick ? 20 : 200);
@@ -298,5 +411,6 @@ int main(int argc, char** argv) {
          "|---|---|---|---|---|---|\n");
   const char* d_models[] = {"cradle_5.xml", "cradle_3.xml", "cradle_unequal.xml", "billiard_break.xml", "trex.xml"};
   for (size_t i = 0; i < sizeof(d_models) / sizeof(d_models[0]); i++) law_cost(dir, d_models[i], quick ? 20 : 200);
+  }
   return 0;
 }

@@ -1,0 +1,918 @@
+/* svi_lowrank.c -- Lemke's method on the impact LCPs (31) and (75) without forming them.
+ *
+ * Both LCP matrices are a per-contact part plus a low-rank part:
+ *     A = A0 + P Jbar M^-1 Jbar^T P^T,
+ * A0 block diagonal (one (3 + nd) block per contact for (75), (2 + nd) for (31): the -I / I
+ * budget blocks, E, mu, -E^T), P the embedding of the nb = nc (1 + nd) impulse rows, and the
+ * Delassus part of rank <= nv however many contacts there are.  With the velocity change
+ * dv = M^-1 Jbar^T lambda_bar as nv extra unknowns (always basic), a Lemke basis B is the
+ * bordered system
+ *     D_i x_i - (P Jbar)_i dv - d_i z0 = b_i         per contact i   (D_i: its basic columns of
+ *     dv - sum_i G_B,i x_i            = b_g                              [I | -A0])
+ * G_B,i: the columns of G = M^-1 Jbar^T of contact i's basic impulses.  Each D_i (<= 7 x 7) is
+ * reduced by Gauss-Jordan elimination with complete pivoting: x_i = E_i r_i + N_i f_i with the
+ * constraints C_i r_i = 0, r_i = b_i + (P Jbar)_i dv + d_i z0 (N_i: its column null space, f_i
+ * free, C_i: its left null space).  What remains is a dense system in (dv, z0, f) of size
+ * s <= 2 nv + 1 (a singular D_i can only be made up by the rank-nv coupling).  A pivot changes
+ * one or two contacts' columns: they are re-reduced (O(p^3 + p nv^2)), the running sums
+ * sum_i G_B,i E_i (P Jbar)_i are updated and the small system refactored (O(s^3)); the entering
+ * column and the ratio test cost O(n nv).  No n x n matrix is formed.
+ *
+ * The pivoting rule is the dense solver's (svi_lcp.c): covering vector d, the lexicographic
+ * ratio test on rows of [x_B | B^-1] in the perturbation's order and signs (columns of B^-1 are
+ * computed on demand, one small solve each), z0 leaving on ties, the same tolerances, iteration
+ * cap and regularised retry, and the same physical residual as the acceptance test.
+ * docs/theory.md 5.2 has the derivation.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "svi_internal.h"
+
+#define LR_P 7                        /* pairs per contact: 3 + nd <= 7 */
+enum { ST_NONE = 0, ST_W = 1, ST_Z = 2 };
+
+struct svi_lr {
+  int nc_max, nv_max, n_max, s_max;
+  /* the current LCP */
+  const svi_impact* s;
+  int nc, nv, nd, p, n, routh;
+  double alpha;                      /* regularisation added to A0's diagonal */
+  /* per slot (slot = contact * p + local pair) */
+  int *orig, *slot_of, *jrow, *rowpos;
+  signed char* st;
+  double *x, *dir, *q, *d, *y0, *Yt, *Yt0, *bslot;
+  /* per contact */
+  double *E, *N, *C, *CJ, *Cd, *GN;
+  int *nfree, *ncons, *freecol, *dpos;
+  unsigned char* ident;              /* the contact's basic columns are the identity (E = I) */
+  /* global system */
+  double *Sv, *S0, *S, *Slu, *R, *u;
+  int *piv, *defect;
+  int ndefect, z0_active, sdim, singular;
+  /* lexicographic scratch */
+  int *cand;
+  double *lexcol;
+  unsigned char* mark;
+};
+
+static void* xalloc(size_t n) { return calloc(n ? n : 1, 1); }
+
+svi_lr* svi_lr_create(int nc_max, int nv_max) {
+  svi_lr* w = calloc(1, sizeof(*w));
+  if (!w) return NULL;
+  int n = nc_max * LR_P, s = 2 * nv_max + 2 + LR_P;
+  w->nc_max = nc_max;
+  w->nv_max = nv_max;
+  w->n_max = n;
+  w->s_max = s;
+  w->orig = xalloc(sizeof(int) * n);
+  w->slot_of = xalloc(sizeof(int) * n);
+  w->jrow = xalloc(sizeof(int) * n);
+  w->rowpos = xalloc(sizeof(int) * n);
+  w->st = xalloc((size_t)n);
+  w->x = xalloc(sizeof(double) * (n + 1));   /* x[n]: z0 */
+  w->dir = xalloc(sizeof(double) * n);
+  w->q = xalloc(sizeof(double) * n);
+  w->d = xalloc(sizeof(double) * n);
+  w->y0 = xalloc(sizeof(double) * n);
+  w->bslot = xalloc(sizeof(double) * n);
+  w->Yt = xalloc(sizeof(double) * n * nv_max);
+  w->Yt0 = xalloc(sizeof(double) * n * nv_max);
+  w->E = xalloc(sizeof(double) * nc_max * LR_P * LR_P);
+  w->N = xalloc(sizeof(double) * nc_max * LR_P * LR_P);
+  w->C = xalloc(sizeof(double) * nc_max * LR_P * LR_P);
+  w->CJ = xalloc(sizeof(double) * nc_max * LR_P * nv_max);
+  w->Cd = xalloc(sizeof(double) * nc_max * LR_P);
+  w->GN = xalloc(sizeof(double) * nc_max * LR_P * nv_max);
+  w->nfree = xalloc(sizeof(int) * nc_max);
+  w->ncons = xalloc(sizeof(int) * nc_max);
+  w->freecol = xalloc(sizeof(int) * nc_max * LR_P);
+  w->dpos = xalloc(sizeof(int) * nc_max);
+  w->ident = xalloc((size_t)nc_max);
+  w->defect = xalloc(sizeof(int) * nc_max);
+  w->Sv = xalloc(sizeof(double) * nv_max * nv_max);
+  w->S0 = xalloc(sizeof(double) * nv_max);
+  w->S = xalloc(sizeof(double) * s * s);
+  w->Slu = xalloc(sizeof(double) * s * s);
+  w->R = xalloc(sizeof(double) * s);
+  w->u = xalloc(sizeof(double) * s);
+  w->piv = xalloc(sizeof(int) * s);
+  w->cand = xalloc(sizeof(int) * n);
+  w->lexcol = xalloc(sizeof(double) * n);
+  w->mark = xalloc((size_t)n);
+  if (!w->orig || !w->slot_of || !w->jrow || !w->rowpos || !w->st || !w->x || !w->dir || !w->q ||
+      !w->d || !w->y0 || !w->bslot || !w->Yt || !w->Yt0 || !w->E || !w->N || !w->C || !w->CJ ||
+      !w->Cd || !w->GN || !w->nfree || !w->ncons || !w->freecol || !w->dpos || !w->ident || !w->defect ||
+      !w->Sv || !w->S0 || !w->S || !w->Slu || !w->R || !w->u || !w->piv || !w->cand ||
+      !w->lexcol || !w->mark) {
+    svi_lr_destroy(w);
+    return NULL;
+  }
+  return w;
+}
+
+void svi_lr_destroy(svi_lr* w) {
+  if (!w) return;
+  void* p[] = {w->orig, w->slot_of, w->jrow, w->rowpos, w->st, w->x, w->dir, w->q, w->d, w->y0,
+               w->bslot, w->Yt, w->Yt0, w->E, w->N, w->C, w->CJ, w->Cd, w->GN, w->nfree, w->ncons,
+               w->freecol, w->dpos, w->ident, w->defect, w->Sv, w->S0, w->S, w->Slu, w->R, w->u, w->piv,
+               w->cand, w->lexcol, w->mark};
+  for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) free(p[i]);
+  free(w);
+}
+
+/* ---- layout ---------------------------------------------------------------------------------
+ * Local pairs of contact i, (75): 0 beta, 1 l_n, 2..1+nd l_D, 2+nd gamma; (31): the same without
+ * beta.  Original indices: (75) [beta; l_n; l_D; gamma], (31) [l_n; l_D; gamma]. */
+static int local_n(const svi_lr* w) { return w->routh ? 1 : 0; }
+static int local_gamma(const svi_lr* w) { return local_n(w) + 1 + w->nd; }
+
+static void layout(svi_lr* w) {
+  int nc = w->nc, nd = w->nd, p = w->p, nb = nc * (1 + nd), ln = local_n(w);
+  for (int i = 0; i < nc; i++) {
+    for (int l = 0; l < p; l++) {
+      int slot = i * p + l, o, jr = -1;
+      if (w->routh && l == 0) o = i;
+      else if (l == ln) { o = (w->routh ? nc : 0) + i; jr = i; }
+      else if (l < ln + 1 + nd) {
+        int k = l - ln - 1;
+        o = (w->routh ? 2 * nc : nc) + i * nd + k;
+        jr = nc + i * nd + k;
+      } else o = (w->routh ? nc : 0) + nb + i;
+      w->orig[slot] = o;
+      w->slot_of[o] = slot;
+      w->jrow[slot] = jr;
+    }
+  }
+}
+
+/* A0[a][b] of contact i (local indices), regularisation included */
+static double a0(const svi_lr* w, int i, int a, int b) {
+  double v = a == b ? w->alpha : 0.0;
+  int ln = local_n(w), lg = local_gamma(w);
+  if (w->routh) {
+    if (a == 0 && b == 1) return v - 1.0;
+    if (a == 1 && b == 0) return v + 1.0;
+  }
+  if (a > ln && a < lg && b == lg) return v + 1.0;      /* E */
+  if (a == lg && b == ln) return v + w->s->mu[i];         /* mu */
+  if (a == lg && b > ln && b < lg) return v - 1.0;      /* -E^T */
+  return v;
+}
+
+/* ---- the per-contact reduction -------------------------------------------------------------- */
+
+/* row l of contact i's E times a local vector b, and one entry of E */
+static double e_dot(const svi_lr* w, int i, int l, const double* b) {
+  if (w->ident[i]) return b[l];
+  const double* E = w->E + (size_t)i * LR_P * LR_P + l * LR_P;
+  double a = 0;
+  for (int k = 0; k < w->p; k++) a += E[k] * b[k];
+  return a;
+}
+
+static double e_at(const svi_lr* w, int i, int l, int c) {
+  if (w->ident[i]) return l == c ? 1.0 : 0.0;
+  return w->E[(size_t)i * LR_P * LR_P + l * LR_P + c];
+}
+
+static const double* gcol(const svi_lr* w, int r) { return w->s->Gt + (size_t)r * w->nv; }
+
+/* contact i's contribution sum_l G_B(l) (x) Y_l to Sv, and to S0, with sign sg */
+static void contribution(svi_lr* w, int i, double sg) {
+  int p = w->p, nv = w->nv, n = w->n;
+  for (int l = 0; l < p; l++) {
+    int slot = i * p + l;
+    if (w->st[slot] != ST_Z || w->jrow[slot] < 0) continue;
+    const double* g = gcol(w, w->jrow[slot]);
+    for (int a = 0; a < nv; a++) {
+      double ga = sg * g[a];
+      if (ga == 0) continue;
+      double* row = w->Sv + a * nv;
+      for (int b = 0; b < nv; b++) row[b] += ga * w->Yt[(size_t)b * n + slot];
+      w->S0[a] += ga * w->y0[slot];
+    }
+  }
+}
+
+static void defect_set(svi_lr* w, int i, int on) {
+  if (on && w->dpos[i] < 0) {
+    w->dpos[i] = w->ndefect;
+    w->defect[w->ndefect++] = i;
+  } else if (!on && w->dpos[i] >= 0) {
+    int k = w->dpos[i], last = w->defect[--w->ndefect];
+    w->defect[k] = last;
+    w->dpos[last] = k;
+    w->dpos[i] = -1;
+  }
+}
+
+/* Reduce contact i's basic columns D_i (p x nbasic) by Gauss-Jordan with complete pivoting:
+ * E (rows: basic local pairs), N (free columns), C (left null space), then Y_i = E (P Jbar)_i,
+ * y0_i = E d_i and the products the global system needs. */
+static void factor_contact(svi_lr* w, int i) {
+  int p = w->p, nv = w->nv, n = w->n;
+  int base = i * p;
+  double* E = w->E + (size_t)i * LR_P * LR_P;
+  double* Nf = w->N + (size_t)i * LR_P * LR_P;
+  double* Cm = w->C + (size_t)i * LR_P * LR_P;
+  int* fc = w->freecol + i * LR_P;
+  int allw = 1;
+  for (int l = 0; l < p; l++) allw &= w->st[base + l] == ST_W;
+  w->ident[i] = (unsigned char)allw;
+  if (allw) {   /* identity block: the common case, no elimination */
+    for (int l = 0; l < p; l++) {
+      int slot = base + l;
+      for (int b = 0; b < nv; b++) w->Yt[(size_t)b * n + slot] = w->Yt0[(size_t)b * n + slot];
+      w->y0[slot] = w->d[slot];
+    }
+    w->nfree[i] = w->ncons[i] = 0;
+    defect_set(w, i, 0);
+    return;
+  }
+  /* T = [D | I_p], p x (nbasic + p) */
+  double T[LR_P][2 * LR_P];
+  int col[LR_P], nbasic = 0;
+  for (int l = 0; l < p; l++)
+    if (w->st[base + l] != ST_NONE) col[nbasic++] = l;
+  double dmax = 0;
+  for (int r = 0; r < p; r++) {
+    for (int c = 0; c < nbasic; c++) {
+      int l = col[c];
+      double v = w->st[base + l] == ST_W ? (r == l ? 1.0 : 0.0) : -a0(w, i, r, l);
+      T[r][c] = v;
+      if (fabs(v) > dmax) dmax = fabs(v);
+    }
+    for (int c = 0; c < p; c++) T[r][nbasic + c] = r == c ? 1.0 : 0.0;
+  }
+  double tol = 1e-10 * (dmax > 0 ? dmax : 1.0);
+  int pivcol[LR_P], used[LR_P] = {0}, rank = 0, ncol = nbasic + p;
+  for (int t = 0; t < p && t < nbasic; t++) {
+    int br = -1, bc = -1;
+    double best = tol;
+    for (int r = t; r < p; r++)
+      for (int c = 0; c < nbasic; c++) {
+        if (used[c]) continue;
+        double a = fabs(T[r][c]);
+        if (a > best) { best = a; br = r; bc = c; }
+      }
+    if (br < 0) break;
+    if (br != t)
+      for (int c = 0; c < ncol; c++) { double tmp = T[t][c]; T[t][c] = T[br][c]; T[br][c] = tmp; }
+    double inv = 1.0 / T[t][bc];
+    for (int c = 0; c < ncol; c++) T[t][c] *= inv;
+    T[t][bc] = 1.0;
+    for (int r = 0; r < p; r++) {
+      if (r == t) continue;
+      double f = T[r][bc];
+      if (f == 0) continue;
+      for (int c = 0; c < ncol; c++) T[r][c] -= f * T[t][c];
+      T[r][bc] = 0.0;
+    }
+    used[bc] = 1;
+    pivcol[t] = bc;
+    rank++;
+  }
+  /* E: basic pair col[pivcol[t]] = (R r)_t, free pairs 0 */
+  memset(E, 0, sizeof(double) * LR_P * LR_P);
+  for (int t = 0; t < rank; t++) {
+    int l = col[pivcol[t]];
+    for (int c = 0; c < p; c++) E[l * LR_P + c] = T[t][nbasic + c];
+  }
+  /* N: one column per free basic pair */
+  int nf = 0;
+  memset(Nf, 0, sizeof(double) * LR_P * LR_P);
+  for (int c = 0; c < nbasic; c++) {
+    if (used[c]) continue;
+    Nf[col[c] * LR_P + nf] = 1.0;
+    for (int t = 0; t < rank; t++) Nf[col[pivcol[t]] * LR_P + nf] = -T[t][c];
+    fc[nf++] = col[c];
+  }
+  /* C: the zero rows of the reduced D */
+  int ncn = p - rank;
+  for (int t = 0; t < ncn; t++)
+    for (int c = 0; c < p; c++) Cm[t * LR_P + c] = T[rank + t][nbasic + c];
+  w->nfree[i] = nf;
+  w->ncons[i] = ncn;
+  /* Y = E (P Jbar)_i, y0 = E d_i */
+  for (int l = 0; l < p; l++) {
+    int slot = base + l;
+    double yd = 0;
+    for (int b = 0; b < nv; b++) w->Yt[(size_t)b * n + slot] = 0;
+    if (w->st[slot] != ST_NONE) {
+      for (int c = 0; c < p; c++) {
+        double e = E[l * LR_P + c];
+        if (e == 0) continue;
+        yd += e * w->d[base + c];
+        if (w->jrow[base + c] < 0) continue;
+        for (int b = 0; b < nv; b++) w->Yt[(size_t)b * n + slot] += e * w->Yt0[(size_t)b * n + base + c];
+      }
+    }
+    w->y0[slot] = yd;
+  }
+  /* GN = G_B N (nv x nf), CJ = C (P Jbar)_i (ncn x nv), Cd = C d_i */
+  double* GN = w->GN + (size_t)i * LR_P * w->nv_max;
+  double* CJ = w->CJ + (size_t)i * LR_P * w->nv_max;
+  double* Cd = w->Cd + (size_t)i * LR_P;
+  for (int f = 0; f < nf; f++) {
+    for (int a = 0; a < nv; a++) GN[f * nv + a] = 0;
+    for (int l = 0; l < p; l++) {
+      int slot = base + l;
+      double c = Nf[l * LR_P + f];
+      if (c == 0 || w->st[slot] != ST_Z || w->jrow[slot] < 0) continue;
+      const double* g = gcol(w, w->jrow[slot]);
+      for (int a = 0; a < nv; a++) GN[f * nv + a] += c * g[a];
+    }
+  }
+  for (int t = 0; t < ncn; t++) {
+    double cd = 0;
+    for (int a = 0; a < nv; a++) CJ[t * nv + a] = 0;
+    for (int c = 0; c < p; c++) {
+      double cc = Cm[t * LR_P + c];
+      if (cc == 0) continue;
+      cd += cc * w->d[base + c];
+      if (w->jrow[base + c] < 0) continue;
+      for (int a = 0; a < nv; a++) CJ[t * nv + a] += cc * w->Yt0[(size_t)a * n + base + c];
+    }
+    Cd[t] = cd;
+  }
+  defect_set(w, i, nf > 0 || ncn > 0);
+}
+
+
+/* ---- the global system in (dv, z0, f) -------------------------------------------------------- */
+
+/* Assemble and LU-factor S; w->singular when a pivot vanishes. */
+static void build_global(svi_lr* w) {
+  int nv = w->nv, zc = w->z0_active, s = nv + zc, nrow = nv;
+  for (int k = 0; k < w->ndefect; k++) s += w->nfree[w->defect[k]];
+  for (int k = 0; k < w->ndefect; k++) nrow += w->ncons[w->defect[k]];
+  w->sdim = s;
+  w->singular = s != nrow || s > w->s_max;
+  if (w->singular) return;
+  double* S = w->S;
+  memset(S, 0, sizeof(double) * s * s);
+  for (int a = 0; a < nv; a++) {
+    for (int b = 0; b < nv; b++) S[a * s + b] = (a == b ? 1.0 : 0.0) - w->Sv[a * nv + b];
+    if (zc) S[a * s + nv] = -w->S0[a];
+  }
+  int fcol = nv + zc, crow = nv;
+  for (int k = 0; k < w->ndefect; k++) {
+    int i = w->defect[k];
+    const double* GN = w->GN + (size_t)i * LR_P * w->nv_max;
+    const double* CJ = w->CJ + (size_t)i * LR_P * w->nv_max;
+    const double* Cd = w->Cd + (size_t)i * LR_P;
+    for (int f = 0; f < w->nfree[i]; f++, fcol++)
+      for (int a = 0; a < nv; a++) S[a * s + fcol] = -GN[f * nv + a];
+    for (int t = 0; t < w->ncons[i]; t++, crow++) {
+      for (int a = 0; a < nv; a++) S[crow * s + a] = CJ[t * nv + a];
+      if (zc) S[crow * s + nv] = Cd[t];
+    }
+  }
+  /* LU with partial pivoting */
+  double* L = w->Slu;
+  memcpy(L, S, sizeof(double) * s * s);
+  double smax = 0;
+  for (int k = 0; k < s * s; k++) smax = fmax(smax, fabs(L[k]));
+  for (int c = 0; c < s; c++) {
+    int pr = c;
+    double best = fabs(L[c * s + c]);
+    for (int r = c + 1; r < s; r++)
+      if (fabs(L[r * s + c]) > best) { best = fabs(L[r * s + c]); pr = r; }
+    w->piv[c] = pr;
+    if (!(best > 1e-14 * smax)) { w->singular = 1; return; }
+    if (pr != c)
+      for (int k = 0; k < s; k++) { double t = L[c * s + k]; L[c * s + k] = L[pr * s + k]; L[pr * s + k] = t; }
+    double inv = 1.0 / L[c * s + c];
+    for (int r = c + 1; r < s; r++) {
+      double f = L[r * s + c] * inv;
+      L[r * s + c] = f;
+      if (f == 0) continue;
+      for (int k = c + 1; k < s; k++) L[r * s + k] -= f * L[c * s + k];
+    }
+  }
+}
+
+static void solve_global(const svi_lr* w, double* x) {
+  int s = w->sdim;
+  const double* L = w->Slu;
+  for (int c = 0; c < s; c++) {   /* P b: the factorisation swapped whole rows */
+    int pr = w->piv[c];
+    if (pr != c) { double t = x[c]; x[c] = x[pr]; x[pr] = t; }
+  }
+  for (int c = 0; c < s; c++)
+    for (int r = c + 1; r < s; r++) x[r] -= L[r * s + c] * x[c];
+  for (int r = s - 1; r >= 0; r--) {
+    double a = x[r];
+    for (int k = r + 1; k < s; k++) a -= L[r * s + k] * x[k];
+    x[r] = a / L[r * s + r];
+  }
+}
+
+/* Right-hand side of the global system for a local right-hand side b (p values) at contact c
+ * (c < 0: none) and a global one bg (NULL: 0); then solve into w->u. */
+static void global_solve_local(svi_lr* w, int c, const double* b, const double* bg) {
+  int nv = w->nv, p = w->p, s = w->sdim;
+  double* R = w->R;
+  memset(R, 0, sizeof(double) * s);
+  if (bg) memcpy(R, bg, sizeof(double) * nv);
+  if (c >= 0) {
+    for (int l = 0; l < p; l++) {   /* G_B E b */
+      int slot = c * p + l;
+      if (w->st[slot] != ST_Z || w->jrow[slot] < 0) continue;
+      double e = e_dot(w, c, l, b);
+      if (e == 0) continue;
+      const double* g = gcol(w, w->jrow[slot]);
+      for (int a = 0; a < nv; a++) R[a] += g[a] * e;
+    }
+    if (w->dpos[c] >= 0) {
+      int crow = nv;
+      for (int k = 0; k < w->dpos[c]; k++) crow += w->ncons[w->defect[k]];
+      const double* Cm = w->C + (size_t)c * LR_P * LR_P;
+      for (int t = 0; t < w->ncons[c]; t++) {
+        double a = 0;
+        for (int k = 0; k < p; k++) a += Cm[t * LR_P + k] * b[k];
+        R[crow + t] = -a;
+      }
+    }
+  }
+  memcpy(w->u, R, sizeof(double) * s);
+  solve_global(w, w->u);
+}
+
+/* The change of the basic variable in slot j for the global solution w->u, without the local
+ * term of the right-hand side's own contact. */
+static double slot_value(const svi_lr* w, int j) {
+  int nv = w->nv, n = w->n, i = j / w->p, l = j % w->p;
+  double a = 0;
+  for (int b = 0; b < nv; b++) a += w->Yt[(size_t)b * n + j] * w->u[b];
+  if (w->z0_active) a += w->y0[j] * w->u[nv];
+  if (w->dpos[i] >= 0 && w->nfree[i] > 0) {
+    int fcol = nv + w->z0_active;
+    for (int k = 0; k < w->dpos[i]; k++) fcol += w->nfree[w->defect[k]];
+    const double* Nf = w->N + (size_t)i * LR_P * LR_P;
+    for (int f = 0; f < w->nfree[i]; f++) a += Nf[l * LR_P + f] * w->u[fcol + f];
+  }
+  return a;
+}
+
+/* y = a x and y += a x over n contiguous values */
+SVI_SIMD static void kern_scale(int n, double a, const double* restrict x, double* restrict y) {
+  for (int j = 0; j < n; j++) y[j] = a * x[j];
+}
+
+SVI_SIMD static void kern_axpy(int n, double a, const double* restrict x, double* restrict y) {
+  for (int j = 0; j < n; j++) y[j] += a * x[j];
+}
+
+/* dir = B^-1 a for the column a with local part b at contact c and global part bg, every slot
+ * (Y and y0 are zero on the missing slot, so is dir) */
+static void direction(svi_lr* w, int c, const double* b, const double* bg) {
+  int nv = w->nv, n = w->n, p = w->p;
+  global_solve_local(w, c, b, bg);
+  double* dir = w->dir;
+  const double* u = w->u;
+  kern_scale(n, w->z0_active ? u[nv] : 0.0, w->y0, dir);
+  for (int k = 0; k < nv; k++)
+    if (u[k] != 0) kern_axpy(n, u[k], w->Yt + (size_t)k * n, dir);
+  int fcol = nv + w->z0_active;
+  for (int k = 0; k < w->ndefect; k++) {
+    int i = w->defect[k];
+    const double* Nf = w->N + (size_t)i * LR_P * LR_P;
+    for (int f = 0; f < w->nfree[i]; f++, fcol++)
+      for (int l = 0; l < p; l++) dir[i * p + l] += Nf[l * LR_P + f] * u[fcol];
+  }
+  if (c >= 0)
+    for (int l = 0; l < p; l++) dir[c * p + l] += e_dot(w, c, l, b);
+}
+
+/* ---- Lemke ------------------------------------------------------------------------------------ */
+
+typedef struct {
+  const int* order;
+  const double* sign;
+} lr_pert;
+
+/* (B^-1)_{j, c} for the candidate slots, c an original index (one global solve) */
+static void binv_column(svi_lr* w, int corig, const int* cand, int ncand, double* out) {
+  int cs = w->slot_of[corig], ci = cs / w->p, cl = cs % w->p;
+  double b[LR_P] = {0};
+  b[cl] = 1.0;
+  int global = w->dpos[ci] >= 0;   /* constraint rows see it */
+  for (int l = 0; l < w->p && !global; l++) {
+    int slot = ci * w->p + l;
+    global = w->st[slot] == ST_Z && w->jrow[slot] >= 0 && e_at(w, ci, l, cl) != 0;
+  }
+  if (global) global_solve_local(w, ci, b, NULL);
+  for (int k = 0; k < ncand; k++) {
+    int j = cand[k];
+    double v = global ? slot_value(w, j) : 0.0;
+    if (j / w->p == ci) v += e_at(w, ci, j % w->p, cl);
+    out[k] = v;
+  }
+}
+
+/* Ratio test with the dense solver's lexicographic rule.  Returns the leaving slot, n for z0,
+ * -1 for a ray. */
+/* min over a_j > tol of x_j / a_j (INFINITY if none) */
+SVI_SIMD static double kern_min_ratio(int n, const double* restrict x, const double* restrict a,
+                                      double tol) {
+  double best = INFINITY;
+  for (int j = 0; j < n; j++) {
+    double t = a[j] > tol ? x[j] / a[j] : INFINITY;
+    best = t < best ? t : best;
+  }
+  return best;
+}
+
+static int ratio_test(svi_lr* w, double z0dir, double piv_tol, const lr_pert* pt) {
+  int n = w->n;
+  const double* dir = w->dir;
+  double best = kern_min_ratio(n, w->x, dir, piv_tol);
+  int z0_cand = 0;
+  if (z0dir > piv_tol) {
+    double t = w->x[n] / z0dir;
+    if (t < best) best = t;
+  }
+  if (best == INFINITY) return -1;
+  double tie = 1e-11 * (1 + fabs(best));
+  if (z0dir > piv_tol && w->x[n] / z0dir <= best + tie) z0_cand = 1;
+  if (z0_cand) return n;
+  int nc = 0;
+  for (int j = 0; j < n; j++) {
+    double a = dir[j];
+    if (a > piv_tol && w->x[j] <= (best + tie) * a) w->cand[nc++] = j;
+  }
+  if (nc == 1) return w->cand[0];
+  /* the dense solver scans candidates in tableau row order */
+  for (int a = 1; a < nc; a++)
+    for (int b = a; b > 0 && w->rowpos[w->cand[b]] < w->rowpos[w->cand[b - 1]]; b--) {
+      int t = w->cand[b]; w->cand[b] = w->cand[b - 1]; w->cand[b - 1] = t;
+    }
+  /* lexicographic minimum of rows of B^-1 / a in the perturbation's order: filter the candidates
+   * column by column (the dense rule's pairwise scan keeps the same row whenever the tolerance
+   * comparisons are consistent).  A column of a contact whose basic columns are the identity is
+   * e_c: it only separates the candidate in slot c itself, O(1). */
+  int* cand = w->cand;
+  double* col = w->lexcol;
+  unsigned char* mark = w->mark;   /* 1: still a candidate */
+  for (int m = 0; m < nc; m++) mark[cand[m]] = 1;
+  int alive = nc, r = -1;
+  for (int k = 0; k < n && alive > 1; k++) {
+    int c = pt->order ? pt->order[k] : k;
+    double sg = pt->sign ? pt->sign[k] : 1.0;
+    int cs = w->slot_of[c];
+    if (w->ident[cs / w->p]) {
+      if (!mark[cs]) continue;                  /* zero on every candidate */
+      /* sg / a on candidate cs, 0 on the others */
+      if (sg < 0) { r = cs; alive = 1; break; }
+      mark[cs] = 0;
+      alive--;
+      continue;
+    }
+    int keep = 0;   /* compact the list */
+    for (int m = 0; m < nc; m++) if (mark[cand[m]]) cand[keep++] = cand[m];
+    nc = keep;
+    binv_column(w, c, cand, nc, col);
+    int rb = 0;
+    for (int m = 1; m < nc; m++) {
+      double xv = sg * col[m] / dir[cand[m]], yv = sg * col[rb] / dir[cand[rb]];
+      if (xv < yv - 1e-13) rb = m;
+    }
+    double yb = sg * col[rb] / dir[cand[rb]];
+    for (int m = 0; m < nc; m++)
+      if (sg * col[m] / dir[cand[m]] > yb + 1e-13) { mark[cand[m]] = 0; alive--; }
+  }
+  for (int m = 0; m < nc; m++) {
+    if (r < 0 && mark[cand[m]]) r = cand[m];
+    mark[cand[m]] = 0;
+  }
+  return r;
+}
+
+static int pair_complement_kind(int kind) { return kind == ST_W ? ST_Z : ST_W; }
+
+/* Column of variable (slot j, kind) of [I | -A]: local part b (p), global part bg (nv) */
+static void column_of(const svi_lr* w, int j, int kind, double* b, double* bg, int* has_bg) {
+  int p = w->p, i = j / p, l = j % p;
+  for (int r = 0; r < p; r++) b[r] = kind == ST_W ? (r == l ? 1.0 : 0.0) : -a0(w, i, r, l);
+  *has_bg = 0;
+  if (kind == ST_Z && w->jrow[j] >= 0) {
+    const double* g = gcol(w, w->jrow[j]);
+    for (int a = 0; a < w->nv; a++) bg[a] = -g[a];
+    *has_bg = 1;
+  }
+}
+
+/* Lemke's path; on success w->st / w->x hold the final complementary basis */
+static int lemke_path(svi_lr* w, const lr_pert* pt, int max_iter, double piv_tol, int* pivots) {
+  int n = w->n, p = w->p;
+  /* first pivot: z0 enters where q_i / d_i is (lexicographically) most negative; B = I */
+  int r = -1;
+  double best = INFINITY, dr = 1;
+  for (int o = 0; o < n; o++) {
+    int j = w->slot_of[o];
+    double di = w->d[j], t = w->q[j] / di;
+    int better = r < 0 || t < best - 1e-11 * (1 + fabs(best));
+    if (!better && t <= best + 1e-11 * (1 + fabs(best))) {
+      /* lexico_cmp of rows o and r of B^-1 = I scaled by 1/d */
+      for (int k = 0; k < n; k++) {
+        int c = pt->order ? pt->order[k] : k;
+        double sg = pt->sign ? pt->sign[k] : 1.0;
+        double xv = sg * (c == o ? 1.0 : 0.0) / di, yv = sg * (c == r ? 1.0 : 0.0) / dr;
+        if (xv < yv - 1e-13) { better = 1; break; }
+        if (xv > yv + 1e-13) break;
+      }
+    }
+    if (better) {
+      if (t < best) best = t;
+      r = o;
+      dr = di;
+    }
+  }
+  int rs = w->slot_of[r];
+  double z0 = -w->q[rs] / w->d[rs];
+  for (int j = 0; j < n; j++) {
+    w->st[j] = ST_W;
+    w->x[j] = w->q[j] + w->d[j] * z0;
+    w->rowpos[j] = w->orig[j];
+  }
+  w->st[rs] = ST_NONE;
+  w->x[rs] = 0;
+  w->x[n] = z0;
+  int z0row = r;
+  w->z0_active = 1;
+  w->ndefect = 0;
+  memset(w->Sv, 0, sizeof(double) * w->nv * w->nv);
+  memset(w->S0, 0, sizeof(double) * w->nv);
+  for (int i = 0; i < w->nc; i++) {
+    w->dpos[i] = -1;
+    w->nfree[i] = w->ncons[i] = 0;
+    w->ident[i] = 1;
+  }
+  memcpy(w->Yt, w->Yt0, sizeof(double) * (size_t)n * w->nv);
+  memcpy(w->y0, w->d, sizeof(double) * n);
+  factor_contact(w, rs / p);   /* the identity with one column missing */
+  build_global(w);
+  int missing = rs, kind = ST_Z, it = 1;
+  double b[LR_P], bg[64 > LR_P ? 64 : LR_P];
+  double* bgp = w->nv <= 64 ? bg : NULL;
+  if (!bgp) return SVI_ERR_CAPACITY;
+  for (;;) {
+    if (it >= max_iter) { *pivots = it; return SVI_ERR_MAXITER; }
+    if (w->singular) { *pivots = it; return SVI_ERR_RESIDUAL; }
+    int has_bg;
+    column_of(w, missing, kind, b, bgp, &has_bg);
+    direction(w, missing / p, b, has_bg ? bgp : NULL);
+    double z0dir = w->u[w->nv];
+    int lv = ratio_test(w, z0dir, piv_tol, pt);
+    if (lv < 0) { *pivots = it; return SVI_ERR_RAY; }
+    double theta = lv == n ? w->x[n] / z0dir : w->x[lv] / w->dir[lv];
+    kern_axpy(n, -theta, w->dir, w->x);   /* dir is 0 on the missing slot */
+    w->x[n] -= theta * z0dir;
+    it++;
+    int ce = missing / p, cl = lv == n ? ce : lv / p;
+    /* the old contributions go with the old statuses */
+    contribution(w, ce, -1.0);
+    if (cl != ce) contribution(w, cl, -1.0);
+    if (lv == n) {   /* z0 leaves: the basis is complementary */
+      w->st[missing] = (signed char)kind;
+      w->x[missing] = theta;
+      w->rowpos[missing] = z0row;
+      w->z0_active = 0;
+      factor_contact(w, ce);
+      contribution(w, ce, 1.0);
+      break;
+    }
+    int lkind = w->st[lv];
+    w->st[missing] = (signed char)kind;
+    w->x[missing] = theta;
+    w->rowpos[missing] = w->rowpos[lv];
+    w->st[lv] = ST_NONE;
+    w->x[lv] = 0;
+    factor_contact(w, ce);
+    contribution(w, ce, 1.0);
+    if (cl != ce) {
+      factor_contact(w, cl);
+      contribution(w, cl, 1.0);
+    }
+    build_global(w);
+    missing = lv;
+    kind = pair_complement_kind(lkind);
+  }
+  *pivots = it;
+  return SVI_OK;
+}
+
+/* ---- residual and refinement ------------------------------------------------------------------ */
+
+/* w = A z + q in original indices (wout, may be NULL) and the physical residual of
+ * svi_lcp_residual_units with the rounding bound of this evaluation:
+ * |q| + |A0| |z| + sum_k |Jbar_rk| (|G| |lambda|)_k */
+double svi_lr_residual(const svi_impact* s, int routh, const double* q, const double* z,
+                       const double* zu, const double* wu, double* wout, double* scratch) {
+  int nc = s->nc, nd = s->nd, nb = s->nb, nv = s->nv, off = routh ? nc : 0;
+  int n = routh ? s->n_routh : s->n_ap;
+  const double* lam = z + off;
+  double* dv = scratch;          /* nv */
+  double* mg = scratch + nv;     /* nv: |G| |lambda| */
+  for (int k = 0; k < nv; k++) { dv[k] = 0; mg[k] = 0; }
+  for (int c = 0; c < nb; c++) {
+    double l = lam[c];
+    if (l == 0) continue;
+    const double* g = s->Gt + (size_t)c * nv;
+    for (int k = 0; k < nv; k++) { dv[k] += g[k] * l; mg[k] += fabs(g[k] * l); }
+  }
+  double r = 0;
+  for (int o = 0; o < n; o++) {
+    double wi = q[o], mag = fabs(q[o]);
+    int row = o - off;   /* Jbar row for l_n / l_D rows */
+    if (routh && o < nc) {                 /* beta row: l_max - l_n */
+      wi -= z[nc + o];
+      mag += fabs(z[nc + o]);
+    } else if (row < nb) {                 /* impulse row: Jbar dv + (beta) + (E gamma) */
+      const double* jr = s->Jbar + (size_t)row * nv;
+      double a = 0, m = 0;
+      for (int k = 0; k < nv; k++) { a += jr[k] * dv[k]; m += fabs(jr[k]) * mg[k]; }
+      wi += a;
+      mag += m;
+      if (row < nc) {
+        if (routh) { wi += z[o - nc]; mag += fabs(z[o - nc]); }
+      } else {
+        int i = (row - nc) / nd;
+        double g = z[off + nb + i];
+        wi += g;
+        mag += fabs(g);
+      }
+    } else {                               /* gamma row: mu l_n - sum l_D */
+      int i = row - nb;
+      double a = s->mu[i] * lam[i], m = fabs(a);
+      for (int k = 0; k < nd; k++) { a -= lam[nc + i * nd + k]; m += fabs(lam[nc + i * nd + k]); }
+      wi += a;
+      mag += m;
+    }
+    if (wout) wout[o] = wi;
+    double m = svi_pair_residual(zu[o] * z[o], wu[o] * wi, 4 * DBL_EPSILON * wu[o] * mag);
+    if (m > r) r = m;
+  }
+  return r;
+}
+
+/* z (original indices) from the final basis */
+static void extract_z(const svi_lr* w, double* z) {
+  memset(z, 0, sizeof(double) * w->n);
+  for (int j = 0; j < w->n; j++)
+    if (w->st[j] == ST_Z) z[w->orig[j]] = w->x[j] > 0 ? w->x[j] : 0;
+}
+
+/* One step of iterative refinement in the final basis (as svi_lcp.c refine): the residual of the
+ * basic equations is w on the rows whose z is basic; x_B += B^-1 res. */
+static void refine(svi_lr* w, const double* wv, double* z) {
+  int n = w->n, p = w->p, nv = w->nv, s = w->sdim;
+  double* res = w->bslot;
+  for (int j = 0; j < n; j++) res[j] = w->st[j] == ST_Z ? wv[w->orig[j]] : 0.0;
+  /* global right-hand side from every contact's local part */
+  double* R = w->R;
+  memset(R, 0, sizeof(double) * s);
+  int crow = nv;
+  for (int k = 0; k < w->ndefect; k++) {
+    int i = w->defect[k];
+    const double* Cm = w->C + (size_t)i * LR_P * LR_P;
+    for (int t = 0; t < w->ncons[i]; t++) {
+      double a = 0;
+      for (int c = 0; c < p; c++) a += Cm[t * LR_P + c] * res[i * p + c];
+      R[crow + t] = -a;
+    }
+    crow += w->ncons[i];
+  }
+  for (int i = 0; i < w->nc; i++) {
+    for (int l = 0; l < p; l++) {
+      int slot = i * p + l;
+      if (w->st[slot] != ST_Z || w->jrow[slot] < 0) continue;
+      double e = e_dot(w, i, l, res + i * p);
+      if (e == 0) continue;
+      const double* g = gcol(w, w->jrow[slot]);
+      for (int a = 0; a < nv; a++) R[a] += g[a] * e;
+    }
+  }
+  memcpy(w->u, R, sizeof(double) * s);
+  solve_global(w, w->u);
+  for (int j = 0; j < n; j++) {
+    if (w->st[j] != ST_Z) continue;
+    int i = j / p, l = j % p;
+    double dx = slot_value(w, j) + e_dot(w, i, l, res + i * p);
+    double v = z[w->orig[j]] + dx;
+    z[w->orig[j]] = v > 0 ? v : 0;
+  }
+}
+
+/* exact sums and factorisation of the final basis at the current alpha */
+static void refactor_all(svi_lr* w) {
+  memset(w->Sv, 0, sizeof(double) * w->nv * w->nv);
+  memset(w->S0, 0, sizeof(double) * w->nv);
+  for (int i = 0; i < w->nc; i++) {
+    factor_contact(w, i);
+    contribution(w, i, 1.0);
+  }
+  build_global(w);
+}
+
+static double refined_residual(svi_lr* w, const svi_lcp_options* o, const double* q, double* z,
+                               double tol, double* wv, double* keep, double* scratch) {
+  const svi_impact* s = w->s;
+  double res = svi_lr_residual(s, w->routh, q, z, o->zunit, o->wunit, wv, scratch);
+  if (res > tol) refactor_all(w);   /* exact sums (no drift) for the refinement */
+  for (int k = 0; k < 2 && res > tol && !w->singular; k++) {
+    memcpy(keep, z, sizeof(double) * w->n);
+    refine(w, wv, z);
+    double r2 = svi_lr_residual(s, w->routh, q, z, o->zunit, o->wunit, wv, scratch);
+    if (!(r2 < res)) {
+      memcpy(z, keep, sizeof(double) * w->n);
+      svi_lr_residual(s, w->routh, q, z, o->zunit, o->wunit, wv, scratch);
+      break;
+    }
+    res = r2;
+  }
+  return res;
+}
+
+/* Drop-in for svi_lcp_lemke_perturbed on the impact LCP of s: (75) when routh, else (31).
+ * q, d, order, sign, z in the LCP's own (original) indices.  opt must carry the physical units
+ * (svi_impact_lcp_options). */
+int svi_lr_lemke(svi_lr* w, const svi_impact* s, int routh, const double* q, const double* d,
+                 const int* order, const double* sign, const svi_lcp_options* opt, double* z,
+                 svi_lcp_info* info) {
+  svi_lcp_info local;
+  if (!info) info = &local;
+  memset(info, 0, sizeof(*info));
+  int nc = s->nc, nd = s->nd, n = routh ? s->n_routh : s->n_ap;
+  if (!w || nc > w->nc_max || s->nv > w->nv_max || s->nv > 64) return info->status = SVI_ERR_CAPACITY;
+  memset(z, 0, sizeof(double) * n);
+  for (int i = 0; i < n; i++)
+    if (!isfinite(q[i]) || (d && !(d[i] > 0 && isfinite(d[i])))) return info->status = SVI_ERR_NONFINITE;
+  int trivial = 1;
+  for (int i = 0; i < n; i++) if (q[i] < 0) { trivial = 0; break; }
+  if (trivial) return info->status = SVI_OK;
+
+  w->s = s;
+  w->nc = nc;
+  w->nv = s->nv;
+  w->nd = nd;
+  w->routh = routh;
+  w->p = (routh ? 3 : 2) + nd;
+  w->n = n;
+  w->alpha = 0;
+  layout(w);
+  /* Y of the all-w basis: the Jbar rows, by slot */
+  for (int j = 0; j < n; j++) {
+    int r = w->jrow[j];
+    for (int k = 0; k < w->nv; k++) w->Yt0[(size_t)k * n + j] = r >= 0 ? s->Jbar[(size_t)r * w->nv + k] : 0.0;
+    w->q[j] = q[w->orig[j]];
+    w->d[j] = d ? d[w->orig[j]] : 1.0;
+  }
+  svi_lcp_options o = opt ? *opt : svi_lcp_default_options();
+  double mnorm = routh ? s->anorm_routh : s->anorm_ap;
+  int max_iter = o.max_iter > 0 ? o.max_iter : 50 * n + 10;
+  double piv_tol = o.piv_tol > 0 ? o.piv_tol : n * fmax(1.0, mnorm) * 1e2 * DBL_EPSILON;
+  double res_tol = o.res_tol > 0 ? o.res_tol : 1e-9;
+  lr_pert pt = {order, sign};
+  /* scratch in the impact workspace: w (n), keep (n), 2 nv */
+  double *wv = s->lr_scratch, *keep = wv + n, *scr = keep + n;
+
+  int piv = 0;
+  int st = lemke_path(w, &pt, max_iter, piv_tol, &piv);
+  info->pivots = piv;
+  if (st == SVI_OK) {
+    extract_z(w, z);
+    info->residual = refined_residual(w, &o, q, z, res_tol, wv, keep, scr);
+    if (info->residual <= res_tol) return info->status = SVI_OK;
+    st = SVI_ERR_RESIDUAL;
+  }
+  info->status = st;
+  if (!o.regularize) { memset(z, 0, sizeof(double) * n); return st; }
+  /* regularised retry on A0 + alpha I (the block part carries the diagonal), refined on the
+   * original problem in the final basis; accepted only at reg_tol in the caller's units */
+  double reg_tol = fmax(res_tol, o.reg_tol > 0 ? o.reg_tol : 1e-6);
+  double scale = fmax(1.0, mnorm);
+  for (double a = 1e-12; a <= 1.01e-6; a *= 100) {
+    w->alpha = a * scale;
+    int p2 = 0;
+    int s2 = lemke_path(w, &pt, max_iter, piv_tol, &p2);
+    info->pivots += p2;
+    if (s2 != SVI_OK) continue;
+    w->alpha = 0;
+    extract_z(w, z);
+    double res = refined_residual(w, &o, q, z, res_tol, wv, keep, scr);
+    if (res <= reg_tol) {
+      info->residual = res;
+      info->alpha = a * scale;
+      return info->status = SVI_OK_REGULARIZED;
+    }
+  }
+  w->alpha = 0;
+  memset(z, 0, sizeof(double) * n);
+  return info->status;
+}
