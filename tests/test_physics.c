@@ -401,6 +401,78 @@ static void test_modes_vs_enumeration(void) {
   CHECK(multi > 0, "modes: %d problems with several outcomes were exercised", multi);
 }
 
+/* The plugin's per-step solve (svi_impact_set_step_solve: each pattern solved at the step) against
+ * the precomputed pattern maps and rows: the same outcomes, in the same order, on random planar
+ * problems of 1-3 contacts; and whole samples of the paper's examples agree to rounding. */
+static void test_step_solve_same_set(void) {
+  int compared = 0, count_diff = 0, multi = 0;
+  double worst = 0;
+  for (int t = 0; t < 600; t++) {
+    rp_problem p;
+    random_impact(&p, (uint64_t)t + 777, 0);
+    p.nt = 1;
+    if (p.nc > 3) p.nc = 3;
+    svi_problem_def def = rp_def(&p);
+    svi_impact *a = svi_impact_create(def.nv, def.nc, 1), *b = svi_impact_create(def.nv, def.nc, 1);
+    svi_impact_set_step_solve(b, 1);
+    if (svi_impact_setup(a, &def, NULL, 0) != SVI_OK || svi_impact_setup(b, &def, NULL, 0) != SVI_OK) {
+      svi_impact_destroy(a); svi_impact_destroy(b);
+      continue;
+    }
+    CHECK(a->n_patterns > 0 && b->n_patterns == 0, "step solve: maps precomputed only by default");
+    double lmax[3];
+    for (int i = 0; i < a->nc; i++) lmax[i] = (0.2 + rnd(t, 90 + i)) * svi_impact_reference_impulse(a);
+    int na = svi_modes_enumerate(a, a->u0, lmax), nb = svi_modes_enumerate(b, b->u0, lmax);
+    compared++;
+    multi += na > 1;
+    if (na != nb) { count_diff++; goto next; }
+    /* compared as velocity changes W lambda: a singular pattern's impulse is not unique */
+    for (int k = 0; k < na; k++)
+      for (int r = 0; r < a->nb; r++) {
+        double da = 0, db = 0;
+        for (int j = 0; j < a->nb; j++) {
+          da += a->W[r * a->nb + j] * a->sols[k * a->nb + j];
+          db += a->W[r * a->nb + j] * b->sols[k * a->nb + j];
+        }
+        worst = fmax(worst, fabs(da - db) / a->vscale);
+      }
+  next:
+    svi_impact_destroy(a); svi_impact_destroy(b);
+  }
+  CHECK(compared > 500, "step solve: compared %d problems", compared);
+  CHECK(multi > 0, "step solve: %d problems with several outcomes", multi);
+  CHECK(count_diff == 0, "step solve: %d of %d problems with another number of outcomes", count_diff, compared);
+  CHECK(worst < 1e-9, "step solve: outcomes differ by %.2g of the contact speed", worst);
+  printf("step solve vs precomputed maps: %d problems (%d with several outcomes), same counts, "
+         "velocity changes within %.2g of the contact speed\n", compared, multi, worst);
+  const char* names[] = {"rocking_block", "box_wall", "compass_gait", "ramone"};
+  for (int e = 0; e < 4; e++) {
+    svi_example ex;
+    svi_example_get(names[e], &ex);
+    svi_problem_def def = svi_example_problem(&ex);
+    svi_impact *a = svi_impact_create(def.nv, def.nc, def.nt), *b = svi_impact_create(def.nv, def.nc, def.nt);
+    svi_impact_set_step_solve(b, 1);
+    svi_impact_setup(a, &def, NULL, 0);
+    svi_impact_setup(b, &def, NULL, 0);
+    svi_routh_config c = svi_routh_default_config();
+    c.step_abs = ex.h;
+    c.max_steps = ex.N;
+    double dmax = 0, vmax = 0;
+    int both = 0;
+    for (uint64_t k = 0; k < 2000; k++) {
+      double va[8], vb[8];
+      svi_sample_info ia, ib;
+      svi_routh_sample(a, &c, NULL, k, va, &ia, NULL, 0, NULL);
+      svi_routh_sample(b, &c, NULL, k, vb, &ib, NULL, 0, NULL);
+      both += ia.accepted && ib.accepted;
+      for (int i = 0; i < def.nv; i++) { dmax = fmax(dmax, fabs(va[i] - vb[i])); vmax = fmax(vmax, fabs(def.v[i])); }
+    }
+    CHECK(both == 2000 || e >= 2, "%s step solve: %d of 2000 samples accepted by both", names[e], both);
+    CHECK(dmax <= 1e-9 * vmax, "%s step solve: samples differ by %.2g (|v-| %.2g)", names[e], dmax, vmax);
+    svi_impact_destroy(a); svi_impact_destroy(b);
+  }
+}
+
 /* the same for spatial contacts (the four-sided pyramid, 19 modes per contact): the outcomes of
  * the mode enumeration all solve (75), and they include every distinct outcome of the
  * complementary-basis enumeration (which skips singular bases, so the modes may find more).
@@ -663,6 +735,7 @@ int main(void) {
   test_random_problems();
   test_lemma8();
   test_modes_vs_enumeration();
+  test_step_solve_same_set();
   test_spatial_modes_vs_enumeration();
   test_spatial_random_lemke_misses();
   test_determinism();

@@ -150,6 +150,14 @@ void        svi_impact_destroy(svi_impact* s);
  * err (may be NULL) receives a one-line message on failure.  No allocation. */
 int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int errlen);
 
+/* The per-step mode enumeration either precomputes every pattern's maps and feasibility rows once
+ * per event (svi_modes_setup, docs/theory.md 4: about 365 000 instructions for two planar
+ * contacts, then about 4 000 per step) or solves each pattern at the step (about 28 000 per
+ * step).  The first pays from about five samples of one event on (Algorithms 1 and 2, the tools:
+ * the default); a host that draws one sample per event (the plugin inside mj_step) sets on = 1.
+ * Both give the same set of outcomes; the values may differ in the last bits. */
+void svi_impact_set_step_solve(svi_impact* s, int on);
+
 int    svi_impact_nv(const svi_impact* s);
 int    svi_impact_nc(const svi_impact* s);
 /* J_n v for a velocity v (nc values) */

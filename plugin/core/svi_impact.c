@@ -159,6 +159,10 @@ void svi_impact_set_solver(svi_impact* s, svi_solver solver) {
   if (s) s->solver = solver;
 }
 
+void svi_impact_set_step_solve(svi_impact* s, int on) {
+  if (s) s->step_solve = on != 0;
+}
+
 static int fail(char* err, int errlen, int status, const char* msg) {
   if (err && errlen > 0) snprintf(err, (size_t)errlen, "%s", msg);
   return status;

@@ -51,6 +51,7 @@ struct svi_impact {
   int     dense;    /* W, A_ap, A_routh are built for this problem */
   int     lowrank;  /* the LCPs are solved by svi_lr_lemke (no n x n matrix) */
   svi_solver solver;/* requested at create (svi_impact_set_solver), resolved at setup */
+  int     step_solve;   /* svi_impact_set_step_solve: no per-event pattern maps */
   double  anorm_routh, anorm_ap;   /* |A|_inf of (75), (31) (an upper bound without dense) */
   svi_lr* lr;
   double* lr_scratch;   /* 2 n_routh + 2 nv */

@@ -605,7 +605,7 @@ void svi_modes_setup(svi_impact* s) {
       s->Wr[a * m2 + b] = s->W[ra * nb + rb];
     }
   }
-  precompute_patterns(s);
+  if (!s->step_solve) precompute_patterns(s);
 }
 
 int svi_modes_supported(const svi_impact* s) { return s->nc <= MODE_MAX_NC; }

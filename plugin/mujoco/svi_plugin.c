@@ -108,6 +108,7 @@ static svi_instance* make_instance(const mjModel* m, int id, const svi_config* c
   int nv = m->nv, ncmax = in->nc_max;
   if (nv > 0) {
     in->imp = svi_impact_create(nv, ncmax, 2);
+    svi_impact_set_step_solve(in->imp, 1);   /* one sample per event: no per-event pattern maps */
     in->prop = svi_propagative_create(nv, ncmax, 0);
     in->lam_n = calloc((size_t)ncmax, sizeof(double));
     if (cfg->pseudo_impulse > 0) in->pseudo = svi_pseudo_create(nv, ncmax);
