@@ -118,12 +118,12 @@ static void touch_put(svi_instance* in, const mjModel* m, const mjData* d, int g
   double* t = in->touch_next + SVI_TOUCH_SIZE * in->ntouch_next++;
   t[0] = g1; t[1] = g2; t[2] = p[0]; t[3] = p[1]; t[4] = p[2]; t[5] = age;
   if (locals) {
-    mju_copy(t + 6, locals, 6);
-  } else if (gapless(in, m, g1, g2)) {
+    for (int k = 0; k < 6; k++) t[6 + k] = locals[k];
+  } else if (in->gapless_pairs && gapless(in, m, g1, g2)) {
     geom_local(d, g1, p, t + 6);
     geom_local(d, g2, p, t + 9);
   } else {
-    mju_zero(t + 6, 6);
+    for (int k = 6; k < 12; k++) t[k] = 0;
   }
 }
 
@@ -137,6 +137,7 @@ static void touch_add(svi_instance* in, const mjModel* m, const mjData* d, const
  * band and lands again while another touches is not told apart -- give such geoms a gap). */
 static void carry_unreported(svi_instance* in, const mjModel* m, mjData* d, const double* touch,
                              int ntouch) {
+  if (!in->gapless_pairs) return;   /* every colliding pair has a contact band (checked at init) */
   double r = persistence_radius(in);
   int last1 = -1, last2 = -1, near = 0;
   for (int i = 0; i < ntouch; i++) {

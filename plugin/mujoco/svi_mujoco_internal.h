@@ -58,6 +58,7 @@ struct svi_instance {
   svi_pseudo_work* pseudo;      /* the pseudo-impulse's workspace (pseudo_impulse > 0) */
   int        warned;            /* bit set of the messages already sent (one each) */
   int        contactfull_seen;  /* d->warning[mjWARN_CONTACTFULL].number at the last compute */
+  int        gapless_pairs;     /* some colliding geom pair has margin + gap < band (at init) */
   char       message[700];
 };
 

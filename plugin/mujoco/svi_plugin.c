@@ -182,6 +182,7 @@ static void check_settings(svi_instance* in, const mjModel* m) {
       int collide = (m->geom_contype[i] & m->geom_conaffinity[j]) || (m->geom_contype[j] & m->geom_conaffinity[i]);
       if (!collide || m->geom_bodyid[i] == m->geom_bodyid[j]) continue;
       if (m->geom_margin[i] + m->geom_margin[j] + m->geom_gap[i] + m->geom_gap[j] >= in->cfg.band) continue;
+      in->gapless_pairs = 1;   /* the touching list's carry (svi_events.c) is needed */
       char a[64], b[64];
       geom_label(m, i, a, sizeof(a));
       geom_label(m, j, b, sizeof(b));
@@ -251,6 +252,7 @@ static void plugin_copy(mjData* dest, const mjModel* m, const mjData* src, int i
   a->pseudo_demoted = b->pseudo_demoted;
   a->warned = b->warned;
   a->contactfull_seen = b->contactfull_seen;
+  a->gapless_pairs = b->gapless_pairs;
   a->measure_pending = b->measure_pending;
   memcpy(a->message, b->message, sizeof(a->message));
   memcpy(a->touch_next, b->touch_next, sizeof(double) * SVI_TOUCH_SIZE * (size_t)b->ntouch_next);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Instruction counts (valgrind --tool=callgrind) of mj_step on steps without impacts, every bundled
 # model, with svi.impact against the same model without it (plugin removed through mjSpec).  The
-# counts cover run_steps() only (--toggle-collect), not loading or settling.
+# counts cover bench_free_steps() only (--toggle-collect), not loading or settling.
 #
 #   tests/bench/overhead_callgrind.sh [BUILD_DIR] [STEPS]
 set -euo pipefail
@@ -12,7 +12,7 @@ command -v valgrind > /dev/null || { echo "overhead_callgrind.sh: needs valgrind
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 count() {  # model variant -> instructions (and the run's line in $tmp/run)
-  valgrind --tool=callgrind --toggle-collect=run_steps --callgrind-out-file="$tmp/out" \
+  valgrind --tool=callgrind --toggle-collect=bench_free_steps --callgrind-out-file="$tmp/out" \
     "$BUILD/svi-bench-plugin" --count "$1" "$2" "$STEPS" > "$tmp/run" 2> "$tmp/err"
   sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$tmp/err"
 }

@@ -15,8 +15,8 @@
  *    200, and the least-squares exponent of the impact step's cost in N from 9 to 200.
  * D. One outcome of the propagative law against one sample of the set-valued law on the same
  *    impact problems (cradles, billiard break, the tailed runner).
- * --count runs STEPS impact-free steps of one variant inside run_steps(), for
- *    valgrind --tool=callgrind --toggle-collect=run_steps (tests/bench/overhead_callgrind.sh).
+ * --count runs STEPS impact-free steps of one variant inside bench_free_steps(), for
+ *    valgrind --tool=callgrind --toggle-collect=bench_free_steps (tests/bench/overhead_callgrind.sh).
  * --impact MODEL.xml REPS runs the impact step of the model's first event REPS times inside
  *    impact_steps() and native mj_step from the same state inside native_steps(), for
  *    valgrind --tool=callgrind --toggle-collect=impact_steps (or native_steps); --plate N
@@ -150,8 +150,8 @@ static void overhead(const char* dir, const char* file, int steps) {
   free_pair(&p);
 }
 
-/* --count: STEPS steps of one variant, for callgrind's --toggle-collect=run_steps */
-__attribute__((noinline)) void run_steps(const mjModel* m, mjData* d, int n) {
+/* --count: STEPS steps of one variant, for callgrind's --toggle-collect=bench_free_steps */
+__attribute__((noinline)) void bench_free_steps(const mjModel* m, mjData* d, int n) {
   for (int i = 0; i < n; i++) mj_step(m, d);
 }
 
@@ -162,7 +162,7 @@ static int count_mode(const char* path, const char* which, int steps) {
   int native = !strcmp(which, "native");
   svi_instance* in = svi_instance_of(p.m, p.d);
   long long e0 = svi_instance_counters(in).events;
-  run_steps(native ? p.mn : p.m, native ? p.dn : p.d, steps);
+  bench_free_steps(native ? p.mn : p.m, native ? p.dn : p.d, steps);
   printf("MuJoCo %s, %s %s: %d steps, t = %g, impact events %lld\n", mj_versionString(), path, which, steps,
          native ? p.dn->time : p.d->time, svi_instance_counters(in).events - e0);
   free_pair(&p);
