@@ -457,11 +457,14 @@ static inline double pair_at(double a, double b, double e) {
   return m1 > m2 ? m1 : m2;
 }
 
-double svi_routh_residual(const svi_impact* s, const double* q, const double* lam, double* z) {
-  int nc = s->nc, nb = s->nb, nd = s->nd, nt = s->nt, m = (1 + nt) * nc;
+/* the body, inlined for each (nc, nt) of the enumerated steps so that the loops unroll: the same
+ * sums in the same order, so the same bits as one generic loop */
+static inline __attribute__((always_inline)) double routh_residual(const svi_impact* s, const double* q,
+                                                                   const double* lam, double* z,
+                                                                   const int nc, const int nt) {
+  int nd = 2 * nt, nb = nc * (1 + nd), m = (1 + nt) * nc;
   const double *zu = s->zunit, *wu = s->wunit;
   double x[12], up[12], mg[12];
-  if (nc > 4) return INFINITY;
   for (int i = 0; i < nc; i++) {   /* reduced impulse and velocity (n, t1[, t2]) */
     x[(1 + nt) * i] = lam[i];
     up[(1 + nt) * i] = q[nc + i];
@@ -528,15 +531,40 @@ double svi_routh_residual(const svi_impact* s, const double* q, const double* la
   return nanc == nanc ? r : INFINITY;
 }
 
+double svi_routh_residual(const svi_impact* s, const double* q, const double* lam, double* z) {
+  switch (s->nt == 1 ? s->nc : s->nt == 2 ? 4 + s->nc : 0) {
+  case 1: return routh_residual(s, q, lam, z, 1, 1);
+  case 2: return routh_residual(s, q, lam, z, 2, 1);
+  case 3: return routh_residual(s, q, lam, z, 3, 1);
+  case 4: return routh_residual(s, q, lam, z, 4, 1);
+  case 5: return routh_residual(s, q, lam, z, 1, 2);
+  case 6: return routh_residual(s, q, lam, z, 2, 2);
+  case 7: return routh_residual(s, q, lam, z, 3, 2);
+  case 8: return routh_residual(s, q, lam, z, 4, 2);
+  default: return INFINITY;   /* more than 4 contacts: not an enumerated step */
+  }
+}
+
+/* u += lambda_j W(:, j) = lambda_j W(j, :) (W symmetric), inlined for the small nb of the
+ * enumerated steps so that the loops unroll (the same sums in the same order) */
+static inline __attribute__((always_inline)) void add_w_dense(const double* W, const double* lambda,
+                                                              double* u, const int nb) {
+  for (int j = 0; j < nb; j++) {
+    double l = lambda[j];
+    const double* w = W + (size_t)j * nb;
+    for (int i = 0; i < nb; i++) u[i] += w[i] * l;
+  }
+}
+
 void svi_impact_add_w(const svi_impact* s, const double* lambda, double* u) {
   int nb = s->nb, nv = s->nv;
-  if (s->dense) {   /* u += lambda_j W(:, j) = lambda_j W(j, :) (symmetric) */
-    for (int j = 0; j < nb; j++) {
-      double l = lambda[j];
-      const double* w = s->W + (size_t)j * nb;
-      for (int i = 0; i < nb; i++) u[i] += w[i] * l;
+  if (s->dense) {
+    switch (nb) {
+    case 6: add_w_dense(s->W, lambda, u, 6); return;     /* 2 planar contacts */
+    case 9: add_w_dense(s->W, lambda, u, 9); return;     /* 3 planar contacts */
+    case 10: add_w_dense(s->W, lambda, u, 10); return;   /* 2 spatial contacts */
+    default: add_w_dense(s->W, lambda, u, nb); return;
     }
-    return;
   }
   double dv[SVI_LR_MAX_NV] = {0};
   for (int c = 0; c < nb; c++) {

@@ -538,19 +538,28 @@ static int lemke_solve(svi_lcp_work* w, int n, const svi_lcp_prepared* P, const 
                        const double* d, const perturbation* pt, const svi_lcp_options* opt,
                        double* z, svi_lcp_info* info);
 
+/* The checks of both Lemke entries: arguments, capacity, M (only if check_m: the prepared entry
+ * had it checked per event), q and d finite, d > 0; clears info and z. */
+static int check_entry(const svi_lcp_work* w, int n, const double* M, int check_m, const double* q,
+                       const double* d, double* z, svi_lcp_info* info) {
+  memset(info, 0, sizeof(*info));
+  if (!w || !M || !q || !z || n <= 0) return info->status = SVI_ERR_ARG;
+  if (n > w->nmax) return info->status = SVI_ERR_CAPACITY;
+  memset(z, 0, sizeof(double) * n);
+  if ((check_m && !finite_vec(n * n, M)) || !finite_vec(n, q) || (d && !finite_vec(n, d)))
+    return info->status = SVI_ERR_NONFINITE;
+  if (d) for (int i = 0; i < n; i++) if (!(d[i] > 0)) return info->status = SVI_ERR_ARG;
+  return SVI_OK;
+}
+
 int svi_lcp_lemke_perturbed(svi_lcp_work* w, int n, const double* M, const double* q,
                             const double* d, const int* order, const double* sign,
                             const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
   perturbation pt = {order, sign};
   svi_lcp_info local;
   if (!info) info = &local;
-  memset(info, 0, sizeof(*info));
-  if (!w || !M || !q || !z || n <= 0) return info->status = SVI_ERR_ARG;
-  if (n > w->nmax) return info->status = SVI_ERR_CAPACITY;
-  memset(z, 0, sizeof(double) * n);
-  if (!finite_vec(n * n, M) || !finite_vec(n, q) || (d && !finite_vec(n, d)))
-    return info->status = SVI_ERR_NONFINITE;
-  if (d) for (int i = 0; i < n; i++) if (!(d[i] > 0)) return info->status = SVI_ERR_ARG;
+  int st = check_entry(w, n, M, 1, q, d, z, info);
+  if (st != SVI_OK) return st;
   w->use_pfi = 0;   /* the public entry keeps the explicit tableau (the tests' oracle) */
   svi_lcp_prepared P = {M, NULL, norm_inf_mat(n, M), NULL, NULL};
   return lemke_solve(w, n, &P, q, d, &pt, opt, z, info);
@@ -564,12 +573,8 @@ int svi_lcp_lemke_prepared(svi_lcp_work* w, int n, const svi_lcp_prepared* P, co
   perturbation pt = {order, sign};
   svi_lcp_info local;
   if (!info) info = &local;
-  memset(info, 0, sizeof(*info));
-  if (!w || !P || !P->M || !q || !z || n <= 0) return info->status = SVI_ERR_ARG;
-  if (n > w->nmax) return info->status = SVI_ERR_CAPACITY;
-  memset(z, 0, sizeof(double) * n);
-  if (!finite_vec(n, q) || (d && !finite_vec(n, d))) return info->status = SVI_ERR_NONFINITE;
-  if (d) for (int i = 0; i < n; i++) if (!(d[i] > 0)) return info->status = SVI_ERR_ARG;
+  int st = check_entry(w, n, P ? P->M : NULL, 0, q, d, z, info);
+  if (st != SVI_OK) return st;
   w->use_pfi = 1;
   return lemke_solve(w, n, P, q, d, &pt, opt, z, info);
 }

@@ -116,6 +116,23 @@ static int solve_mode(int k, double* K, double* r, double* y, double tol, int* w
   }
 }
 
+/* Contact i's unknowns in mode md, appended at k: unknown j moves x[col[j]] by 1 and
+ * x[col[j] + 1] by slip[j] (sliding: l_t = +-mu l_n), and forces reduced row eq[j] to zero
+ * velocity.  Returns the new count. */
+static int mode_unknowns(int i, int md, double mu, int k, int* col, double* slip, int* eq) {
+  switch (md) {
+  case BUD_STICK: col[k] = 2 * i + 1; slip[k] = 0; eq[k++] = 2 * i + 1; break;
+  case INT_STICK:
+    col[k] = 2 * i; slip[k] = 0; eq[k++] = 2 * i;
+    col[k] = 2 * i + 1; slip[k] = 0; eq[k++] = 2 * i + 1;
+    break;
+  case INT_SLIP_P: col[k] = 2 * i; slip[k] = mu; eq[k++] = 2 * i; break;
+  case INT_SLIP_M: col[k] = 2 * i; slip[k] = -mu; eq[k++] = 2 * i; break;
+  default: break;
+  }
+  return k;
+}
+
 /* x for one mode pattern (before the sign checks): fixed impulses from the budgets plus the
  * unknowns that zero the pattern's velocity rows.  Returns 0 if no x satisfies the equations. */
 static int pattern_impulse(const svi_impact* s, const int* mode, const double* ur,
@@ -130,16 +147,7 @@ static int pattern_impulse(const svi_impact* s, const int* mode, const double* u
     int md = mode[i];
     x[2 * i] = md >= BUD_STICK && md <= BUD_SLIP_M ? lmax[i] : 0;
     x[2 * i + 1] = md == BUD_SLIP_P ? mu * lmax[i] : md == BUD_SLIP_M ? -mu * lmax[i] : 0;
-    switch (md) {
-    case BUD_STICK: col[k] = 2 * i + 1; slip[k] = 0; eq[k++] = 2 * i + 1; break;
-    case INT_STICK:
-      col[k] = 2 * i; slip[k] = 0; eq[k++] = 2 * i;
-      col[k] = 2 * i + 1; slip[k] = 0; eq[k++] = 2 * i + 1;
-      break;
-    case INT_SLIP_P: col[k] = 2 * i; slip[k] = mu; eq[k++] = 2 * i; break;
-    case INT_SLIP_M: col[k] = 2 * i; slip[k] = -mu; eq[k++] = 2 * i; break;
-    default: break;
-    }
+    k = mode_unknowns(i, md, mu, k, col, slip, eq);
   }
   if (singular) *singular = 0;
   if (k == 0) return 1;
@@ -261,16 +269,7 @@ static int pattern_linear_map(const svi_impact* s, const int* mode, double* X, d
     if (md >= BUD_STICK && md <= BUD_SLIP_M) Xf[2 * i][m2 + i] = 1;
     if (md == BUD_SLIP_P) Xf[2 * i + 1][m2 + i] = mu;
     if (md == BUD_SLIP_M) Xf[2 * i + 1][m2 + i] = -mu;
-    switch (md) {
-    case BUD_STICK: col[k] = 2 * i + 1; slip[k] = 0; eq[k++] = 2 * i + 1; break;
-    case INT_STICK:
-      col[k] = 2 * i; slip[k] = 0; eq[k++] = 2 * i;
-      col[k] = 2 * i + 1; slip[k] = 0; eq[k++] = 2 * i + 1;
-      break;
-    case INT_SLIP_P: col[k] = 2 * i; slip[k] = mu; eq[k++] = 2 * i; break;
-    case INT_SLIP_M: col[k] = 2 * i; slip[k] = -mu; eq[k++] = 2 * i; break;
-    default: break;
-    }
+    k = mode_unknowns(i, md, mu, k, col, slip, eq);
   }
   for (int a = 0; a < m2; a++)
     for (int j = 0; j < ng; j++) X[a * ng + j] = Xf[a][j];
@@ -682,8 +681,11 @@ static int alive_scalar(int npad, int ng, const double* F, const double* g, cons
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(SVI_NO_MULTIVERSION)
 #include <immintrin.h>
 #define SVI_HAVE_AVX2_KERNEL 1
-__attribute__((target("avx2"))) static int alive_avx2(int npad, int ng, const double* F, const double* g,
-                                                      const double* t1, const double* t2, int* idx) {
+/* Both kernels are inlined for each contact count (ng = 3, 6, 9) so that the j loops unroll;
+ * the sums and their order are the same. */
+#define SVI_AVX2_INLINE __attribute__((target("avx2"), always_inline)) static inline
+SVI_AVX2_INLINE int alive_avx2_ng(int npad, const int ng, const double* F, const double* g,
+                                  const double* t1, const double* t2, int* idx) {
   const double* F2 = F + (size_t)ng * npad;
   int na = 0;
   for (int p = 0; p < npad; p += 4) {
@@ -709,7 +711,7 @@ __attribute__((target("avx2"))) static int alive_avx2(int npad, int ng, const do
 
 /* Every row of pattern p in blocks of 4 (padding rows always hold): 1 if all hold at g.  Each
  * row's value is the same sum in the same order as dot_ng's. */
-__attribute__((target("avx2"))) static int rows_hold_avx2(const svi_impact* s, int p, const double* g, int ng) {
+SVI_AVX2_INLINE int rows_hold_avx2_ng(const svi_impact* s, int p, const double* g, const int ng) {
   int b0 = s->pattern_blk0[p], b1 = s->pattern_blk0[p + 1], bs = 4 * ng + 4;
   for (int b = b0; b < b1; b++) {
     const double* B = s->pattern_blk + (size_t)b * bs;
@@ -720,6 +722,25 @@ __attribute__((target("avx2"))) static int rows_hold_avx2(const svi_impact* s, i
   return 1;
 }
 
+
+__attribute__((target("avx2"))) static int alive_avx2(int npad, int ng, const double* F, const double* g,
+                                                      const double* t1, const double* t2, int* idx) {
+  switch (ng) {
+  case 3: return alive_avx2_ng(npad, 3, F, g, t1, t2, idx);
+  case 6: return alive_avx2_ng(npad, 6, F, g, t1, t2, idx);
+  case 9: return alive_avx2_ng(npad, 9, F, g, t1, t2, idx);
+  default: return alive_avx2_ng(npad, ng, F, g, t1, t2, idx);
+  }
+}
+
+__attribute__((target("avx2"))) static int rows_hold_avx2(const svi_impact* s, int p, const double* g, int ng) {
+  switch (ng) {
+  case 3: return rows_hold_avx2_ng(s, p, g, 3);
+  case 6: return rows_hold_avx2_ng(s, p, g, 6);
+  case 9: return rows_hold_avx2_ng(s, p, g, 9);
+  default: return rows_hold_avx2_ng(s, p, g, ng);
+  }
+}
 #endif
 
 static int have_avx2(void) {
@@ -769,8 +790,9 @@ static void pick_packed_rows(svi_impact* s) {
  * often they reject (pick_packed_rows); the order in which rows are tested never changes a row's
  * value, so the outcome does not depend on the history.  Same outcomes, in the same order, as
  * the direct evaluation of every pattern. */
-static int planar_fast(svi_impact* s, const double* u, const double* lmax) {
-  int nc = s->nc, nb = s->nb, m2 = 2 * nc, ng = 3 * nc, total = s->n_patterns, npad = s->pattern_npad;
+static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, const double* u,
+                                                                const double* lmax, const int nc) {
+  int nb = 3 * nc, m2 = 2 * nc, ng = 3 * nc, total = s->n_patterns, npad = s->pattern_npad;
   double g[3 * MODE_MAX_NC], x[2 * MODE_MAX_NC], up[2 * MODE_MAX_NC], du[2 * MODE_MAX_NC];
   for (int i = 0; i < nc; i++) {
     g[2 * i] = u[i];
@@ -837,6 +859,16 @@ static int planar_fast(svi_impact* s, const double* u, const double* lmax) {
   }
   if (st == 16 || st == 64 || st == 256 || st == PATTERN_LEARN_STEPS) pick_packed_rows(s);
   return count;
+}
+
+/* inlined per contact count (the loops over contacts and rows unroll; the same arithmetic) */
+static int planar_fast(svi_impact* s, const double* u, const double* lmax) {
+  switch (s->nc) {
+  case 1: return planar_fast_nc(s, u, lmax, 1);
+  case 2: return planar_fast_nc(s, u, lmax, 2);
+  case 3: return planar_fast_nc(s, u, lmax, 3);
+  default: return planar_fast_nc(s, u, lmax, s->nc);
+  }
 }
 
 static int planar_enumerate(svi_impact* s, const double* u, const double* lmax, int ap) {
