@@ -688,14 +688,14 @@ SVI_AVX2_INLINE int alive_avx2_ng(int npad, const int ng, const double* F, const
                                   const double* t1, const double* t2, int* idx) {
   const double* F2 = F + (size_t)ng * npad;
   int na = 0;
+  __m256d gv[3 * MODE_MAX_NC];   /* g broadcast once (registers when ng is a constant) */
+  for (int j = 0; j < ng; j++) gv[j] = _mm256_broadcast_sd(g + j);
   for (int p = 0; p < npad; p += 4) {
-    __m256d gj = _mm256_broadcast_sd(g);
-    __m256d a = _mm256_mul_pd(_mm256_loadu_pd(F + p), gj);
-    __m256d b = _mm256_mul_pd(_mm256_loadu_pd(F2 + p), gj);
+    __m256d a = _mm256_mul_pd(_mm256_loadu_pd(F + p), gv[0]);
+    __m256d b = _mm256_mul_pd(_mm256_loadu_pd(F2 + p), gv[0]);
     for (int j = 1; j < ng; j++) {
-      gj = _mm256_broadcast_sd(g + j);
-      a = _mm256_add_pd(a, _mm256_mul_pd(_mm256_loadu_pd(F + (size_t)j * npad + p), gj));
-      b = _mm256_add_pd(b, _mm256_mul_pd(_mm256_loadu_pd(F2 + (size_t)j * npad + p), gj));
+      a = _mm256_add_pd(a, _mm256_mul_pd(_mm256_loadu_pd(F + (size_t)j * npad + p), gv[j]));
+      b = _mm256_add_pd(b, _mm256_mul_pd(_mm256_loadu_pd(F2 + (size_t)j * npad + p), gv[j]));
     }
     __m256d ok = _mm256_and_pd(_mm256_cmp_pd(a, _mm256_loadu_pd(t1 + p), _CMP_LE_OQ),
                                _mm256_cmp_pd(b, _mm256_loadu_pd(t2 + p), _CMP_LE_OQ));

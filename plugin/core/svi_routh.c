@@ -166,16 +166,22 @@ typedef struct {
   uint64_t seed, k;
   int attempt;
   svi_branch rule;
+  uint64_t key_budget, key_branch;   /* svi_rng_key(seed, STREAM_BUDGET / STREAM_BRANCH), once */
 } draws;
+
+/* svi_rng_uniform(seed, stream, index) with the stream's key computed once */
+static double uniform_keyed(uint64_t key, uint64_t index) {
+  return ((double)(svi_rng_keyed(key, index) >> 11) + 0.5) * 0x1.0p-53;
+}
 
 static double budget_fraction(const svi_impact* s, const svi_routh_config* cfg, const svi_sobol* sobol,
                               const draws* dr, int N, int step, int i, int nc) {
   if (dr->attempt == 0) {
     if (cfg->budget == SVI_BUDGET_SOBOL && sobol && sobol->dim >= nc * N)
       return s->sobol_row ? s->sobol_row[step * nc + i] : svi_sobol_point(sobol, dr->k, step * nc + i);
-    return svi_rng_uniform(dr->seed, STREAM_BUDGET, (dr->k * (uint64_t)N + step) * nc + i);
+    return uniform_keyed(dr->key_budget, (dr->k * (uint64_t)N + step) * nc + i);
   }
-  return svi_rng_uniform(dr->seed, STREAM_BUDGET, (uint64_t)step * nc + i);
+  return uniform_keyed(dr->key_budget, (uint64_t)step * nc + i);
 }
 
 /* SVI_BUDGET_MIXED, one contact at a time: the contact being resolved keeps a budget fraction
@@ -215,7 +221,7 @@ static int solve_step(svi_impact* s, const svi_routh_config* cfg, const draws* d
   int st = SVI_OK;
   info->lcps++;
   if (dr->rule == SVI_BRANCH_ENUMERATE) {
-    st = step_enumerate(s, s->q, svi_rng_uniform(dr->seed, STREAM_BRANCH, bidx), tol, s->lam, li);
+    st = step_enumerate(s, s->q, uniform_keyed(dr->key_branch, bidx), tol, s->lam, li);
     if (st >= 0) return st;
   }
   svi_lcp_options o = svi_impact_lcp_options(s, &cfg->lcp, 1);
@@ -330,7 +336,9 @@ int svi_routh_run(svi_impact* s, const svi_routh_config* cfg, const svi_sobol* s
   for (int a = 0; a < SAMPLE_ATTEMPTS; a++) {
     /* a retry must not repeat the deterministic Lemke path that just failed */
     draws dr = {a == 0 ? cfg->seed : svi_rng_u64(cfg->seed, STREAM_RETRY, k * SAMPLE_ATTEMPTS + (uint64_t)a),
-                k, a, a > 0 && rule == SVI_BRANCH_LEMKE ? SVI_BRANCH_RANDOM : rule};
+                k, a, a > 0 && rule == SVI_BRANCH_LEMKE ? SVI_BRANCH_RANDOM : rule, 0, 0};
+    dr.key_budget = svi_rng_key(dr.seed, STREAM_BUDGET);
+    dr.key_branch = svi_rng_key(dr.seed, STREAM_BRANCH);
     if (a > 0) info->sample_retries++;
     st = run_attempt(s, cfg, sobol, &dr, finish_ap, extra_budget, v_out, info, traj, traj_cap,
                      traj_len, &numerical);
