@@ -834,8 +834,7 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
     }
     const double* X = s->pattern_map + (size_t)p * 2 * m2 * ng;
     const double* U = X + m2 * ng;
-    for (int a = 0; a < m2; a++) {
-      x[a] = dot_ng(X + a * ng, g, ng);
+    for (int a = 0; a < m2; a++) {   /* the impulses only for a new outcome (below) */
       up[a] = dot_ng(U + a * ng, g, ng);
       du[a] = up[a] - g[a];
     }
@@ -848,6 +847,7 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
     }
     if (dup || count >= SVI_ENUM_MAX_SOLS) continue;
     for (int a = 0; a < m2; a++) s->seen[count * m2 + a] = du[a];
+    for (int a = 0; a < m2; a++) x[a] = dot_ng(X + a * ng, g, ng);
     double* lam = s->sols + count * nb;
     for (int i = 0; i < nc; i++) {
       double lt = x[2 * i + 1];
