@@ -723,22 +723,27 @@ SVI_AVX2_INLINE int rows_hold_avx2_ng(const svi_impact* s, int p, const double* 
 }
 
 
-__attribute__((target("avx2"))) static int alive_avx2(int npad, int ng, const double* F, const double* g,
-                                                      const double* t1, const double* t2, int* idx) {
-  switch (ng) {
-  case 3: return alive_avx2_ng(npad, 3, F, g, t1, t2, idx);
-  case 6: return alive_avx2_ng(npad, 6, F, g, t1, t2, idx);
-  case 9: return alive_avx2_ng(npad, 9, F, g, t1, t2, idx);
-  default: return alive_avx2_ng(npad, ng, F, g, t1, t2, idx);
+/* The feasible patterns at g, in increasing order, into idx: both packed rows of every pattern,
+ * then every row of the survivors (the same decisions as the scalar path). */
+SVI_AVX2_INLINE int feasible_avx2_ng(const svi_impact* s, const double* g, int* idx, const int ng) {
+  int npad = s->pattern_npad;
+  const double* t1 = s->pattern_tau1;
+  int na = alive_avx2_ng(npad, ng, s->pattern_first, g, t1, t1 + npad, idx), nf = 0;
+  for (int k = 0; k < na; k++) {
+    int p = idx[k];
+    idx[nf] = p;
+    nf += rows_hold_avx2_ng(s, p, g, ng);
   }
+  return nf;
 }
 
-__attribute__((target("avx2"))) static int rows_hold_avx2(const svi_impact* s, int p, const double* g, int ng) {
+__attribute__((target("avx2"))) static int feasible_avx2(const svi_impact* s, const double* g, int ng) {
+  int* idx = s->pattern_idx;
   switch (ng) {
-  case 3: return rows_hold_avx2_ng(s, p, g, 3);
-  case 6: return rows_hold_avx2_ng(s, p, g, 6);
-  case 9: return rows_hold_avx2_ng(s, p, g, 9);
-  default: return rows_hold_avx2_ng(s, p, g, ng);
+  case 3: return feasible_avx2_ng(s, g, idx, 3);
+  case 6: return feasible_avx2_ng(s, g, idx, 6);
+  case 9: return feasible_avx2_ng(s, g, idx, 9);
+  default: return feasible_avx2_ng(s, g, idx, ng);
   }
 }
 #endif
@@ -805,7 +810,7 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
   long long st = ++s->pattern_steps;
   int learning = st <= PATTERN_LEARN_STEPS;   /* the packed rows are still being chosen */
 #ifdef SVI_HAVE_AVX2_KERNEL
-  if (!learning && have_avx2()) na = alive_avx2(npad, ng, s->pattern_first, g, t1, t2, idx);
+  if (!learning && have_avx2()) na = feasible_avx2(s, g, ng);   /* every row checked */
   else
 #endif
   {
@@ -820,11 +825,7 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
 #endif
   for (int k = 0; k < na; k++) {
     int p = idx[k];
-    if (blocks) {
-#ifdef SVI_HAVE_AVX2_KERNEL
-      if (!rows_hold_avx2(s, p, g, ng)) continue;
-#endif
-    } else {
+    if (!blocks) {
       pass[2 * p + 1] += learning;
       int r = s->pattern_row0[p], r1 = s->pattern_row0[p + 1];
       int f1 = s->pattern_frow[2 * p], f2 = s->pattern_frow[2 * p + 1];
