@@ -116,6 +116,22 @@ static int solve_mode(int k, double* K, double* r, double* y, double tol, int* w
   }
 }
 
+/* Step outcomes are told apart by their velocity change du (m values): a new one (no kept outcome
+ * within dtol in every entry, and room for it) is appended to s->seen and 1 returned. */
+static inline __attribute__((always_inline)) int new_outcome(svi_impact* s, int count, int m,
+                                                             const double* du, double dtol) {
+  int dup = 0;
+  for (int c = 0; c < count && !dup; c++) {
+    const double* o = s->seen + c * m;
+    int same = 1;
+    for (int a = 0; a < m && same; a++) same = fabs(o[a] - du[a]) <= dtol;
+    dup = same;
+  }
+  if (dup || count >= SVI_ENUM_MAX_SOLS) return 0;
+  for (int a = 0; a < m; a++) s->seen[count * m + a] = du[a];
+  return 1;
+}
+
 /* Contact i's unknowns in mode md, appended at k: unknown j moves x[col[j]] by 1 and
  * x[col[j] + 1] by slip[j] (sliding: l_t = +-mu l_n), and forces reduced row eq[j] to zero
  * velocity.  Returns the new count. */
@@ -567,15 +583,7 @@ static int spatial_enumerate(svi_impact* s, const double* u, const double* lmax,
     if (ap && spatial_has_budget(mode, nc)) continue;
     if (!spatial_pattern(s, mode, ur, lmax, x, up) || !spatial_feasible(s, mode, lmax, x, up)) continue;
     for (int a = 0; a < m3; a++) du[a] = up[a] - ur[a];
-    int dup = 0;
-    for (int c = 0; c < count && !dup; c++) {
-      const double* o = s->seen + c * m3;
-      int same = 1;
-      for (int a = 0; a < m3 && same; a++) same = fabs(o[a] - du[a]) <= dtol;
-      dup = same;
-    }
-    if (dup || count >= SVI_ENUM_MAX_SOLS) continue;
-    memcpy(s->seen + count * m3, du, sizeof(double) * m3);
+    if (!new_outcome(s, count, m3, du, dtol)) continue;
     double* lam = s->sols + count * nb;
     memset(lam, 0, sizeof(double) * nb);
     for (int i = 0; i < nc; i++) {
@@ -839,15 +847,7 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
       up[a] = dot_ng(U + a * ng, g, ng);
       du[a] = up[a] - g[a];
     }
-    int dup = 0;
-    for (int c = 0; c < count && !dup; c++) {
-      const double* o = s->seen + c * m2;
-      int same = 1;
-      for (int a = 0; a < m2 && same; a++) same = fabs(o[a] - du[a]) <= dtol;
-      dup = same;
-    }
-    if (dup || count >= SVI_ENUM_MAX_SOLS) continue;
-    for (int a = 0; a < m2; a++) s->seen[count * m2 + a] = du[a];
+    if (!new_outcome(s, count, m2, du, dtol)) continue;
     for (int a = 0; a < m2; a++) x[a] = dot_ng(X + a * ng, g, ng);
     double* lam = s->sols + count * nb;
     for (int i = 0; i < nc; i++) {
@@ -887,15 +887,7 @@ static int planar_enumerate(svi_impact* s, const double* u, const double* lmax, 
     if (ap && planar_has_budget(mode, nc)) continue;
     if (!try_pattern(s, mode, ur, lmax, x, up)) continue;
     for (int a = 0; a < m2; a++) du[a] = up[a] - ur[a];
-    int dup = 0;
-    for (int c = 0; c < count && !dup; c++) {
-      const double* o = s->seen + c * m2;
-      int same = 1;
-      for (int a = 0; a < m2 && same; a++) same = fabs(o[a] - du[a]) <= dtol;
-      dup = same;
-    }
-    if (dup || count >= SVI_ENUM_MAX_SOLS) continue;
-    memcpy(s->seen + count * m2, du, sizeof(double) * m2);
+    if (!new_outcome(s, count, m2, du, dtol)) continue;
     double* lam = s->sols + count * nb;
     memset(lam, 0, sizeof(double) * nb);
     for (int i = 0; i < nc; i++) {
