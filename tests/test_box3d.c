@@ -12,6 +12,7 @@
 #include "svi_internal.h"
 #include "svi_test.h"
 #include "box3d.h"
+#include "random_reach.h"
 
 static double scale_count(double n) {
   const char* e = getenv("SVI_TEST_SCALE");
@@ -240,40 +241,6 @@ static void test_edge_spin(void) {
   svi_impact_destroy(s);
 }
 
-/* Outcomes of random perturbed Lemke on the step at s->u with budget lmax: bit m of the result
- * set when enumerated outcome m (s->sols, count n) is reached in `draws` draws. */
-static unsigned long long random_reach(svi_impact* s, const double* lmax, int n, int draws) {
-  int nr = s->n_routh, nb = s->nb, nc = s->nc;
-  double q[64], z[64], d[64], sg[64], du[40], dm[64][40];
-  int ord[64];
-  for (int m = 0; m < n; m++) svi_matvec(nb, nb, s->W, s->sols + m * nb, dm[m]);
-  memcpy(q, lmax, sizeof(double) * nc);
-  memcpy(q + nc, s->u, sizeof(double) * nb);
-  memset(q + nc + nb, 0, sizeof(double) * nc);
-  svi_lcp_options o = svi_impact_lcp_options(s, NULL, 1);
-  unsigned long long reached = 0;
-  for (int r = 0; r < draws; r++) {
-    for (int i = 0; i < nr; i++) {
-      uint64_t x = svi_rng_u64((uint64_t)r, 11, (uint64_t)i);
-      d[i] = 0.05 + 0.95 * ((double)(x >> 11) + 0.5) * 0x1.0p-53;
-      sg[i] = (x & 1) ? 1.0 : -1.0;
-      ord[i] = i;
-    }
-    for (int i = nr - 1; i > 0; i--) {
-      int j = (int)(svi_rng_u64((uint64_t)r, 12, (uint64_t)i) % (uint64_t)(i + 1));
-      int t = ord[i]; ord[i] = ord[j]; ord[j] = t;
-    }
-    if (svi_lcp_lemke_perturbed(s->lcp, nr, s->A_routh, q, d, ord, sg, &o, z, NULL) < 0) continue;
-    svi_matvec(nb, nb, s->W, z + nc, du);
-    for (int m = 0; m < n && m < 64; m++) {
-      double e = 0;
-      for (int i = 0; i < nb; i++) e = fmax(e, fabs(du[i] - dm[m][i]));
-      if (e <= 1e-6 * s->vscale) reached |= 1ull << m;
-    }
-  }
-  return reached;
-}
-
 /* Branch coverage with 4 spatial contacts, where AUTO uses random-perturbation Lemke: on every
  * step met along sampled trajectories of the flat drop and of a spinning box pivoting about one
  * edge onto the other (two contacts at rest, mu = 0.3), the exhaustive 19^4-pattern mode
@@ -307,7 +274,7 @@ static void test_box_branch_coverage(void) {
         for (int i = 0; i < 4; i++)
           lmax[i] = svi_rng_uniform(5, (uint64_t)k, (uint64_t)(4 * t + i)) * svi_impact_reference_impulse(s);
         int n = svi_modes_enumerate(s, s->u, lmax);
-        unsigned long long r = random_reach(s, lmax, n, 64);
+        unsigned long long r = random_reach(s, s->u, lmax, n, 64);
         steps++;
         multi += n > 1;
         for (int m = 0; m < n; m++) missed += !(r >> m & 1);

@@ -7,6 +7,7 @@
 #include "svi_internal.h"
 #include "svi_test.h"
 #include "random_problem.h"
+#include "random_reach.h"
 
 static svi_impact* make(const char* name, svi_example* ex) {
   svi_example_get(name, ex);
@@ -591,37 +592,10 @@ static void test_spatial_random_lemke_misses(void) {
       svi_impact_destroy(s);
       continue;
     }
-    int nr = s->n_routh, nb = s->nb, nc = s->nc;
-    double lmax[3], q[64], z[64], d[64], sg[64], du[40];
-    static double dm[64][40];
-    int ord[64];
-    for (int i = 0; i < nc; i++) lmax[i] = (0.2 + rnd(t, 70 + i)) * svi_impact_reference_impulse(s);
+    double lmax[3];
+    for (int i = 0; i < s->nc; i++) lmax[i] = (0.2 + rnd(t, 70 + i)) * svi_impact_reference_impulse(s);
     int n = svi_modes_enumerate(s, s->u0, lmax);
-    for (int m = 0; m < n; m++) svi_matvec(nb, nb, s->W, s->sols + m * nb, dm[m]);
-    memcpy(q, lmax, sizeof(double) * nc);
-    memcpy(q + nc, s->u0, sizeof(double) * nb);
-    memset(q + nc + nb, 0, sizeof(double) * nc);
-    svi_lcp_options o = svi_impact_lcp_options(s, NULL, 1);
-    unsigned long long reached = 0;
-    for (int r = 0; r < 64; r++) {
-      for (int i = 0; i < nr; i++) {
-        uint64_t x = svi_rng_u64((uint64_t)r, 11, (uint64_t)i);
-        d[i] = 0.05 + 0.95 * ((double)(x >> 11) + 0.5) * 0x1.0p-53;
-        sg[i] = (x & 1) ? 1.0 : -1.0;
-        ord[i] = i;
-      }
-      for (int i = nr - 1; i > 0; i--) {
-        int j = (int)(svi_rng_u64((uint64_t)r, 12, (uint64_t)i) % (uint64_t)(i + 1));
-        int tt = ord[i]; ord[i] = ord[j]; ord[j] = tt;
-      }
-      if (svi_lcp_lemke_perturbed(s->lcp, nr, s->A_routh, q, d, ord, sg, &o, z, NULL) < 0) continue;
-      svi_matvec(nb, nb, s->W, z + nc, du);
-      for (int m = 0; m < n && m < 64; m++) {
-        double e = 0;
-        for (int i = 0; i < nb; i++) e = fmax(e, fabs(du[i] - dm[m][i]));
-        if (e <= 1e-6 * s->vscale) reached |= 1ull << m;
-      }
-    }
+    unsigned long long reached = random_reach(s, s->u0, lmax, n, 64);
     steps++;
     multi += n > 1;
     for (int m = 0; m < n; m++) missed += !(reached >> m & 1);

@@ -1,0 +1,50 @@
+/* random_reach.h -- which step outcomes random-perturbation Lemke reaches (tests only). */
+#ifndef SVI_RANDOM_REACH_H_
+#define SVI_RANDOM_REACH_H_
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "svi/svi_core.h"
+#include "svi_internal.h"
+
+/* Random perturbed Lemke on the Routh step (75) at contact velocity u with budget lmax, `draws`
+ * draws (covering vector and signed lexicographic order from svi_rng_u64 streams 11 and 12): bit
+ * m of the result is set when the enumerated outcome m (s->sols, n of them, from
+ * svi_modes_enumerate at the same u and lmax) is reached, by its velocity change W lambda within
+ * 1e-6 of the contact-speed scale. */
+static unsigned long long random_reach(svi_impact* s, const double* u, const double* lmax, int n,
+                                       int draws) {
+  int nr = s->n_routh, nb = s->nb, nc = s->nc;
+  double q[64], z[64], d[64], sg[64], du[40];
+  static double dm[64][40];
+  int ord[64];
+  for (int m = 0; m < n && m < 64; m++) svi_matvec(nb, nb, s->W, s->sols + m * nb, dm[m]);
+  memcpy(q, lmax, sizeof(double) * nc);
+  memcpy(q + nc, u, sizeof(double) * nb);
+  memset(q + nc + nb, 0, sizeof(double) * nc);
+  svi_lcp_options o = svi_impact_lcp_options(s, NULL, 1);
+  unsigned long long reached = 0;
+  for (int r = 0; r < draws; r++) {
+    for (int i = 0; i < nr; i++) {
+      uint64_t x = svi_rng_u64((uint64_t)r, 11, (uint64_t)i);
+      d[i] = 0.05 + 0.95 * ((double)(x >> 11) + 0.5) * 0x1.0p-53;
+      sg[i] = (x & 1) ? 1.0 : -1.0;
+      ord[i] = i;
+    }
+    for (int i = nr - 1; i > 0; i--) {
+      int j = (int)(svi_rng_u64((uint64_t)r, 12, (uint64_t)i) % (uint64_t)(i + 1));
+      int t = ord[i]; ord[i] = ord[j]; ord[j] = t;
+    }
+    if (svi_lcp_lemke_perturbed(s->lcp, nr, s->A_routh, q, d, ord, sg, &o, z, NULL) < 0) continue;
+    svi_matvec(nb, nb, s->W, z + nc, du);
+    for (int m = 0; m < n && m < 64; m++) {
+      double e = 0;
+      for (int i = 0; i < nb; i++) e = fmax(e, fabs(du[i] - dm[m][i]));
+      if (e <= 1e-6 * s->vscale) reached |= 1ull << m;
+    }
+  }
+  return reached;
+}
+
+#endif  /* SVI_RANDOM_REACH_H_ */
