@@ -36,6 +36,22 @@ static int cmp_double(const void* a, const void* b) {
   return x < y ? -1 : x > y;
 }
 
+/* Algorithm 1 samples 0..K-1 of s under c, each timed alone into t[k] (after 1000 untimed ones);
+ * returns the total seconds, *lcps the LCPs solved. */
+static double time_samples(svi_impact* s, const svi_routh_config* c, int K, double* t, long long* lcps) {
+  double v[SVI_EX_MAX_NV], total = 0;
+  for (int k = 0; k < 1000; k++) svi_routh_sample(s, c, NULL, (uint64_t)k, v, NULL, NULL, 0, NULL);
+  for (int k = 0; k < K; k++) {
+    svi_sample_info info;
+    double t0 = now();
+    svi_routh_sample(s, c, NULL, (uint64_t)k, v, &info, NULL, 0, NULL);
+    t[k] = now() - t0;
+    total += t[k];
+    *lcps += info.lcps;
+  }
+  return total;
+}
+
 /* paper's Table 3: LCPs/sample, s/sample (MATLAB + PATH, 2.4 GHz Core i5) */
 typedef struct { const char* name; double lcps, sec; } paper_row;
 static const paper_row paper[] = {
@@ -72,16 +88,7 @@ static void table_per_sample(int K) {
       c.max_steps = ex.N;
       c.branch = branches[b];
       long long lcps = 0;
-      double v[SVI_EX_MAX_NV], total = 0;
-      for (int k = 0; k < 1000; k++) svi_routh_sample(s, &c, NULL, (uint64_t)k, v, NULL, NULL, 0, NULL);
-      for (int k = 0; k < K; k++) {
-        svi_sample_info info;
-        double t0 = now();
-        svi_routh_sample(s, &c, NULL, (uint64_t)k, v, &info, NULL, 0, NULL);
-        t[k] = now() - t0;
-        total += t[k];
-        lcps += info.lcps;
-      }
+      double total = time_samples(s, &c, K, t, &lcps);
       qsort(t, (size_t)K, sizeof(double), cmp_double);
       double med = t[K / 2] * 1e6, mean = total / K * 1e6, lps = (double)lcps / K;
       printf("| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %.0fx |\n", ex.name,
@@ -252,15 +259,9 @@ static void table_propagative(int K) {
       } else {
         svi_routh_config c = svi_routh_default_config();
         snprintf(law, sizeof(law), "set-valued (svi_routh_sample, defaults)");
-        for (int k = 0; k < 1000; k++) svi_routh_sample(s, &c, NULL, (uint64_t)k, v, NULL, NULL, 0, NULL);
-        for (int k = 0; k < K; k++) {
-          svi_sample_info info;
-          double t0 = now();
-          svi_routh_sample(s, &c, NULL, (uint64_t)k, v, &info, NULL, 0, NULL);
-          t[k] = now() - t0;
-          total += t[k];
-          work += info.lcps;
-        }
+        long long lcps = 0;
+        total = time_samples(s, &c, K, t, &lcps);
+        work += lcps;
         distinct = -1;
       }
       qsort(t, (size_t)K, sizeof(double), cmp_double);
