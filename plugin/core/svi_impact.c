@@ -451,11 +451,6 @@ void svi_impact_dense(svi_impact* s) {
  * in the reduced coordinates (normal and tangents per contact: the directions -t are the
  * negatives of +t) as u_r + Wr x, x the reduced impulse, and the rounding term of each row is
  * that evaluation's, |q_i| + sum_b |Wr_ab x_b| + |beta| or |gamma|. */
-/* one pair's violation at the worse end of b's rounding interval, NaN left to the caller's sum */
-static inline double pair_at(double a, double b, double e) {
-  double m1 = svi_pair_violation(a, b - e), m2 = svi_pair_violation(a, b + e);
-  return m1 > m2 ? m1 : m2;
-}
 
 /* the body, inlined for each (nc, nt) of the enumerated steps so that the loops unroll: the same
  * sums in the same order, so the same bits as one generic loop */
@@ -495,12 +490,12 @@ static inline __attribute__((always_inline)) double routh_residual(const svi_imp
     }
     /* beta against l_max - l_n, l_n against J_n v' + beta */
     double a = zu[i] * beta, b = wu[i] * (q[i] - ln), e = e4 * wu[i] * (fabs(q[i]) + fabs(ln));
-    double v = pair_at(a, b, e);
+    double v = svi_pair_interval(a, b, e);
     nanc += a + b + e;
     r = v > r ? v : r;
     int o = nc + i;
     a = zu[o] * ln, b = wu[o] * (ui[0] + beta), e = e4 * wu[o] * (fabs(q[o]) + mi[0] + beta);
-    v = pair_at(a, b, e);
+    v = svi_pair_interval(a, b, e);
     nanc += a + b + e;
     r = v > r ? v : r;
     /* l_D (+t, -t per tangent) against J_D v' + gamma; gamma against mu l_n - E^T l_D */
@@ -510,11 +505,11 @@ static inline __attribute__((always_inline)) double routh_residual(const svi_imp
       double ut = ui[1 + t], mt = mi[1 + t], lp = lam[row], lm = lam[row + 1];
       o = nc + row;
       a = zu[o] * lp, b = wu[o] * (ut + gam), e = e4 * wu[o] * (fabs(q[o]) + mt + gam);
-      v = pair_at(a, b, e);
+      v = svi_pair_interval(a, b, e);
       nanc += a + b + e;
       r = v > r ? v : r;
       a = zu[o + 1] * lm, b = wu[o + 1] * (gam - ut), e = e4 * wu[o + 1] * (fabs(q[o + 1]) + mt + gam);
-      v = pair_at(a, b, e);
+      v = svi_pair_interval(a, b, e);
       nanc += a + b + e;
       r = v > r ? v : r;
       fr -= lp + lm;
@@ -522,7 +517,7 @@ static inline __attribute__((always_inline)) double routh_residual(const svi_imp
     }
     o = nc + nb + i;
     a = zu[o] * gam, b = wu[o] * fr, e = e4 * wu[o] * fm;
-    v = pair_at(a, b, e);
+    v = svi_pair_interval(a, b, e);
     nanc += a + b + e;
     r = v > r ? v : r;
     if (z) { z[i] = beta; z[nc + nb + i] = gam; }

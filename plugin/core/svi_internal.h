@@ -151,10 +151,14 @@ static inline double svi_pair_violation(double a, double b) {
   if (-b > m) m = -b;
   return m;
 }
-static inline double svi_pair_residual(double a, double b, double e) {
-  if (!(a == a && b == b && e == e)) return INFINITY;
+/* the same without the NaN test, for callers that test a whole sum once */
+static inline double svi_pair_interval(double a, double b, double e) {
   double m1 = svi_pair_violation(a, b - e), m2 = svi_pair_violation(a, b + e);
   return m1 > m2 ? m1 : m2;
+}
+static inline double svi_pair_residual(double a, double b, double e) {
+  if (!(a == a && b == b && e == e)) return INFINITY;
+  return svi_pair_interval(a, b, e);
 }
 
 /* svi_rng_u64(seed, stream, index) = svi_rng_keyed(svi_rng_key(seed, stream), index): the key of a

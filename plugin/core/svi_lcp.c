@@ -112,9 +112,9 @@ static double norm_inf_vec(int n, const double* x) {
  * w = M z + q, and the violation is taken at the worse end of [b - e, b + e], where
  * e = 4 eps wu_i (|q_i| + sum_j |M_ij z_j|) is the rounding error of computing w_i.  The rounding
  * term is what rejects a huge z whose terms cancel: its w (and the velocity built from it) is not
- * known to the tolerance even when the computed value happens to look complementary. */
-/* Row i's violation: w_i = q_i + M_i z in units wu, z_i in units zu, at the worse end of the
- * rounding interval of w_i (NaN if anything is NaN). */
+ * known to the tolerance even when the computed value happens to look complementary.
+ * row_violation: row i's pair, z_i in units zu and w_i = q_i + M_i z in units wu (INFINITY if
+ * anything is NaN). */
 static double row_violation(int n, const double* Mi, double qi, const double* z, double zi, double zu,
                             double wu) {
   double wi = qi, mag = fabs(qi);
