@@ -478,6 +478,62 @@ static void test_step_solve_same_set(void) {
  * the mode enumeration all solve (75), and they include every distinct outcome of the
  * complementary-basis enumeration (which skips singular bases, so the modes may find more).
  * Contacts at rest and large mu make non-unique steps (Assumption 6 fails) common. */
+/* The pruning of the directly solved enumerations (svi_modes.c, velocity_bounds) only skips
+ * patterns that cannot be feasible: with it and without it the same outcomes come out bit for
+ * bit, in the same order, on planar (up to 4 contacts) and spatial (up to 3) steps, from the
+ * pre-impact velocity and from the velocity after one step, over budgets from 1 % to 3 reference
+ * impulses.  It must also skip something, or it is not being tested. */
+static void test_pruning_exact(void) {
+  int compared = 0, differ = 0, multi = 0;
+  long long with = 0, without = 0;
+  for (int t = 0; t < 400; t++) {
+    rp_problem p;
+    random_impact(&p, (uint64_t)t + 4242, 0);
+    p.nt = t % 3 == 2 ? 2 : 1;
+    if (p.nt == 2) {
+      p.nc = 1 + t % 3;
+      for (int i = 0; i < p.nc * 2 * p.nv; i++) p.Jt[i] = 2 * rnd(t, 7000 + i) - 1;
+    }
+    if (p.nc >= 2 && t % 4 == 1) {   /* contact 1 at rest */
+      double vn = 0, jj = 0;
+      for (int k = 0; k < p.nv; k++) { vn += p.Jn[p.nv + k] * p.v[k]; jj += p.Jn[p.nv + k] * p.Jn[p.nv + k]; }
+      for (int k = 0; k < p.nv; k++) p.v[k] -= vn * p.Jn[p.nv + k] / jj;
+    }
+    svi_problem_def def = rp_def(&p);
+    svi_impact *a = svi_impact_create(def.nv, def.nc, p.nt), *b = svi_impact_create(def.nv, def.nc, p.nt);
+    svi_impact_set_step_solve(a, 1);
+    svi_impact_set_step_solve(b, 1);
+    b->no_prune = 1;
+    if (svi_impact_setup(a, &def, NULL, 0) != SVI_OK || svi_impact_setup(b, &def, NULL, 0) != SVI_OK) {
+      svi_impact_destroy(a); svi_impact_destroy(b);
+      continue;
+    }
+    int nb = a->nb;
+    double lmax[4], u[32];
+    memcpy(u, a->u0, sizeof(double) * nb);
+    for (int pass = 0; pass < 2; pass++) {
+      double scale = pow(10, -2 + 2.5 * rnd(t, 80 + pass));
+      for (int i = 0; i < a->nc; i++) lmax[i] = scale * (0.2 + rnd(t, 90 + 4 * pass + i)) * svi_impact_reference_impulse(a);
+      long long pa = a->patterns_solved, pb = b->patterns_solved;
+      int na = svi_modes_enumerate(a, u, lmax), nbb = svi_modes_enumerate(b, u, lmax);
+      with += a->patterns_solved - pa;
+      without += b->patterns_solved - pb;
+      compared++;
+      multi += na > 1;
+      if (na != nbb || memcmp(a->sols, b->sols, sizeof(double) * (size_t)(na * nb))) { differ++; break; }
+      if (na == 0) break;
+      svi_impact_add_w(a, a->sols, u);   /* the second pass starts after the first outcome */
+    }
+    svi_impact_destroy(a); svi_impact_destroy(b);
+  }
+  CHECK(compared > 600, "pruning: compared %d steps", compared);
+  CHECK(multi > 0, "pruning: %d steps with several outcomes", multi);
+  CHECK(differ == 0, "pruning: %d of %d steps came out differently", differ, compared);
+  CHECK(with < without / 2, "pruning: solved %lld patterns of %lld", with, without);
+  printf("pruning: %d steps (%d with several outcomes) bit-identical with and without; "
+         "%lld of %lld patterns solved (%.1f %%)\n", compared, multi, with, without, 100.0 * with / without);
+}
+
 static void test_spatial_modes_vs_enumeration(void) {
   int invalid = 0, missed = 0, extra = 0, compared = 0, multi = 0;
   for (int t = 0; t < 600; t++) {
@@ -710,6 +766,7 @@ int main(void) {
   test_lemma8();
   test_modes_vs_enumeration();
   test_step_solve_same_set();
+  test_pruning_exact();
   test_spatial_modes_vs_enumeration();
   test_spatial_random_lemke_misses();
   test_determinism();

@@ -119,6 +119,14 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
   s->At_ap = malloc(sizeof(double) * (size_t)nrt * nrt);
   s->pattern_h = malloc(sizeof(double) * (size_t)npad * 2);
   s->pattern_frow = malloc(sizeof(int) * (size_t)npad * 2);
+  if (nt_max == 2) {   /* spatial enumeration tables, up to 4 contacts of 19 modes */
+    int sc = nc_max < 4 ? nc_max : 4;
+    s->smode = svi_smode_alloc(sc);
+    s->sm_wd = malloc(sizeof(double) * (size_t)sc * 19 * 3 * 3 * sc);
+    s->sm_vf = malloc(sizeof(double) * (size_t)sc * 19 * 3 * sc);
+    s->sm_xf = malloc(sizeof(double) * (size_t)sc * 19 * 3);
+    if (!s->smode || !s->sm_wd || !s->sm_vf || !s->sm_xf) { svi_impact_destroy(s); return NULL; }
+  }
   if (!s->order || !s->pattern_map || !s->pattern_ok || !s->pattern_row0 || !s->pattern_F ||
       !s->pattern_tau || !s->pattern_hits || !s->pattern_first || !s->pattern_tau1 || !s->pattern_pass || !s->pattern_idx || !s->pattern_blk0 ||
       !s->pattern_blk || !s->At_routh || !s->At_ap || !s->pattern_h ||
@@ -133,6 +141,10 @@ void svi_impact_destroy(svi_impact* s) {
   if (!s) return;
   free(s->M);   /* M is the start of the block */
   free(s->order);
+  free(s->smode);
+  free(s->sm_wd);
+  free(s->sm_vf);
+  free(s->sm_xf);
   free(s->pattern_map);
   free(s->pattern_ok);
   free(s->pattern_row0);

@@ -52,6 +52,8 @@ struct svi_impact {
   int     lowrank;  /* the LCPs are solved by svi_lr_lemke (no n x n matrix) */
   svi_solver solver;/* requested at create (svi_impact_set_solver), resolved at setup */
   int     step_solve;   /* svi_impact_set_step_solve: no per-event pattern maps */
+  int     no_prune;     /* tests only: the direct enumerations solve every pattern */
+  long long patterns_solved;   /* patterns the direct enumerations have solved (tests) */
   double  anorm_routh, anorm_ap;   /* |A|_inf of (75), (31) (an upper bound without dense) */
   svi_lr* lr;
   double* lr_scratch;   /* 2 n_routh + 2 nv */
@@ -96,6 +98,12 @@ struct svi_impact {
   int*    pattern_blk0;    /* per pattern: its first block of 4 rows in pattern_blk */
   double* pattern_blk;     /* every pattern's rows in blocks of 4, by coordinate, then 4 tau */
   int     pattern_npad, pattern_total;
+  /* spatial enumeration (nt = 2), per contact and mode (svi_modes.c): the mode's unknowns and
+   * equations (per event), Wr times each unknown's direction (per event), the impulse fixed by
+   * the budget and Wr times it (per step) */
+  struct svi_smode* smode;
+  double *sm_wd, *sm_vf, *sm_xf;
+  int     smode_ready;   /* the per-event tables are built for the current problem */
   long long pattern_steps, pattern_picked;
 
 };
@@ -197,6 +205,7 @@ int svi_modes_supported(const svi_impact* s);
 int svi_modes_for_sampling(const svi_impact* s);   /* the ENUMERATE rule uses it */
 int svi_modes_cheap(const svi_impact* s);          /* the AUTO rule uses it */
 void svi_modes_setup(svi_impact* s);
+struct svi_smode* svi_smode_alloc(int nc);   /* the spatial mode table of nc contacts (malloc) */
 int svi_modes_enumerate(svi_impact* s, const double* u, const double* lmax);
 /* every distinct outcome of (31) the same way (SEP and INT modes only); lambda_bar in s->sols */
 int svi_modes_enumerate_ap(svi_impact* s, const double* u);

@@ -25,6 +25,7 @@
  * every distinct v' of the step (tests/test_physics.c compares with basis enumeration).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "svi_internal.h"
@@ -443,9 +444,8 @@ static void precompute_patterns(svi_impact* s) {
 
 /* ---- spatial contacts (nt = 2) ------------------------------------------------------------ */
 
-static void reduced_velocity3(const svi_impact* s, const double* ur, const double* x, double* up);
 
-enum { S_SEP = 0, S_PER_NORMAL = 9, S_MODES = 1 + 2 * S_PER_NORMAL };
+enum { S_SEP = 0, S_PER_NORMAL = 9, S_MODES = 1 + 2 * S_PER_NORMAL, S_MODES_MAX = S_MODES };
 enum { F_STICK = 0, F_VERTEX = 1, F_FACE = 5 };   /* friction part: 1 stick, 4 vertices, 4 faces */
 
 /* Wr in (n_0, t1_0, t2_0, n_1, ...) order: rows i, nc + 4 i (+t1), nc + 4 i + 2 (+t2) of W */
@@ -454,74 +454,141 @@ static int spatial_row(int nc, int a) {
   return c == 0 ? i : nc + 4 * i + 2 * (c - 1);
 }
 
-static void spatial_setup(svi_impact* s) {
-  int nc = s->nc, m3 = 3 * nc, nb = s->nb;
-  for (int a = 0; a < m3; a++)
-    for (int b = 0; b < m3; b++) s->Wr[a * m3 + b] = s->W[spatial_row(nc, a) * nb + spatial_row(nc, b)];
-}
-
 /* a sparse combination of reduced coordinates: sum_k c[k] e_{idx[k]} */
 typedef struct { int n; int idx[3]; double c[3]; } combo;
 
 static combo combo1(int a, double ca) { combo r = {1, {a, 0, 0}, {ca, 0, 0}}; return r; }
 static combo combo2(int a, double ca, int b, double cb) { combo r = {2, {a, b, 0}, {ca, cb, 0}}; return r; }
 
-/* x and the post-step reduced velocity up of one spatial pattern, before its sign checks.
- * Returns 0 if the pattern's equations have no solution. */
-static int spatial_pattern(const svi_impact* s, const int* mode, const double* ur, const double* lmax,
-                           double* x, double* up) {
-  int nc = s->nc, m3 = 3 * nc, k = 0, ne = 0;
-  combo dir[KMAX], eq[KMAX];
-  memset(x, 0, sizeof(double) * m3);
-  for (int i = 0; i < nc; i++) {
-    if (mode[i] == S_SEP) continue;
-    int integ = (mode[i] - 1) / S_PER_NORMAL, f = (mode[i] - 1) % S_PER_NORMAL;
-    int n = 3 * i, t1 = n + 1, t2 = n + 2;
-    double mu = s->mu[i];
-    if (!integ) x[n] = lmax[i];
-    if (f == F_STICK) {
-      if (integ) { dir[k++] = combo1(n, 1); eq[ne++] = combo1(n, 1); }
-      dir[k++] = combo1(t1, 1); eq[ne++] = combo1(t1, 1);
-      dir[k++] = combo1(t2, 1); eq[ne++] = combo1(t2, 1);
-    } else if (f < F_FACE) {
-      int tj = n + 1 + (f - F_VERTEX) / 2;
-      double sg = (f - F_VERTEX) % 2 ? -1.0 : 1.0;
-      if (integ) { dir[k++] = combo2(n, 1, tj, sg * mu); eq[ne++] = combo1(n, 1); }
-      else x[tj] = sg * mu * lmax[i];
+/* One mode of one spatial contact, in the contact's own coordinates (0 = n, 1 = t1, 2 = t2):
+ * the unknowns y_j move x by dir[j], the equations eq[e] . u' = 0 fix them, and with a budget
+ * x starts at fix * l_max (the table of spatial_pattern's header). */
+struct svi_smode {
+  int k, fixed;
+  combo dir[3], eq[3];
+  double fix[3];
+};
+
+struct svi_smode* svi_smode_alloc(int nc) { return malloc(sizeof(struct svi_smode) * (size_t)nc * S_MODES); }
+
+static void smode_build(struct svi_smode* q, int md, double mu) {
+  memset(q, 0, sizeof(*q));
+  if (md == S_SEP) return;
+  int integ = (md - 1) / S_PER_NORMAL, f = (md - 1) % S_PER_NORMAL, k = 0, ne = 0;
+  if (!integ) { q->fixed = 1; q->fix[0] = 1; }
+  if (f == F_STICK) {
+    if (integ) { q->dir[k++] = combo1(0, 1); q->eq[ne++] = combo1(0, 1); }
+    q->dir[k++] = combo1(1, 1); q->eq[ne++] = combo1(1, 1);
+    q->dir[k++] = combo1(2, 1); q->eq[ne++] = combo1(2, 1);
+  } else if (f < F_FACE) {
+    int tj = 1 + (f - F_VERTEX) / 2;
+    double sg = (f - F_VERTEX) % 2 ? -1.0 : 1.0;
+    if (integ) { q->dir[k++] = combo2(0, 1, tj, sg * mu); q->eq[ne++] = combo1(0, 1); }
+    else q->fix[tj] = sg * mu;
+  } else {
+    double s1 = ((f - F_FACE) & 1) ? -1.0 : 1.0, s2 = ((f - F_FACE) & 2) ? -1.0 : 1.0;
+    if (integ) {
+      q->dir[k++] = combo2(0, 1, 1, s1 * mu);
+      q->dir[k++] = combo2(0, 1, 2, s2 * mu);
+      q->eq[ne++] = combo1(0, 1);
     } else {
-      double s1 = ((f - F_FACE) & 1) ? -1.0 : 1.0, s2 = ((f - F_FACE) & 2) ? -1.0 : 1.0;
-      if (integ) {
-        dir[k++] = combo2(n, 1, t1, s1 * mu);
-        dir[k++] = combo2(n, 1, t2, s2 * mu);
-        eq[ne++] = combo1(n, 1);
-      } else {
-        x[t2] = s2 * mu * lmax[i];
-        dir[k++] = combo2(t1, s1 * mu, t2, -s2 * mu);
+      q->fix[2] = s2 * mu;
+      q->dir[k++] = combo2(1, s1 * mu, 2, -s2 * mu);
+    }
+    q->eq[ne++] = combo2(1, s1, 2, -s2);
+  }
+  q->k = k;   /* = ne: every spatial mode has as many equations as unknowns */
+}
+
+/* Wr; the mode tables are built by the event's first enumeration (spatial_tables): events
+ * under the RANDOM rule never need them */
+static void spatial_setup(svi_impact* s) {
+  int nc = s->nc, m3 = 3 * nc, nb = s->nb;
+  for (int a = 0; a < m3; a++)
+    for (int b = 0; b < m3; b++) s->Wr[a * m3 + b] = s->W[spatial_row(nc, a) * nb + spatial_row(nc, b)];
+  s->smode_ready = 0;
+}
+
+/* per contact and mode its unknowns and Wr times their directions (sm_wd), once per event */
+static void spatial_tables(svi_impact* s) {
+  int nc = s->nc, m3 = 3 * nc;
+  s->smode_ready = 1;
+  for (int i = 0; i < nc; i++)
+    for (int md = 0; md < S_MODES; md++) {
+      struct svi_smode* q = s->smode + i * S_MODES + md;
+      smode_build(q, md, s->mu[i]);
+      for (int j = 0; j < q->k; j++) {
+        double* wd = s->sm_wd + ((size_t)(i * S_MODES + md) * 3 + j) * m3;
+        for (int a = 0; a < m3; a++) {   /* Wr symmetric: row a times dir = its column entries */
+          double sum = 0;
+          for (int p = 0; p < q->dir[j].n; p++) sum += q->dir[j].c[p] * s->Wr[a * m3 + 3 * i + q->dir[j].idx[p]];
+          wd[a] = sum;
+        }
       }
-      eq[ne++] = combo2(t1, s1, t2, -s2);
+    }
+}
+
+/* per step: each budgeted mode's fixed impulse and Wr times it (sm_xf, sm_vf) */
+static void spatial_step_setup(svi_impact* s, const double* lmax) {
+  int nc = s->nc, m3 = 3 * nc;
+  for (int i = 0; i < nc; i++)
+    for (int md = 0; md < S_MODES; md++) {
+      const struct svi_smode* q = s->smode + i * S_MODES + md;
+      if (!q->fixed) continue;
+      double *xf = s->sm_xf + (i * S_MODES + md) * 3, *vf = s->sm_vf + (size_t)(i * S_MODES + md) * m3;
+      for (int c = 0; c < 3; c++) xf[c] = q->fix[c] * lmax[i];
+      for (int a = 0; a < m3; a++) {
+        const double* w = s->Wr + a * m3 + 3 * i;
+        vf[a] = w[0] * xf[0] + w[1] * xf[1] + w[2] * xf[2];
+      }
+    }
+}
+
+/* x and the post-step reduced velocity up of one spatial pattern, before its sign checks:
+ * x = x_fixed + sum_j dir_j y_j with the unknowns y from the pattern's equations
+ * eq_e . (u + Wr x_fixed + sum_j (Wr dir_j) y_j) = 0, every product with Wr taken from the
+ * tables (spatial_setup, spatial_step_setup).  Returns 0 if the equations have no solution. */
+static int spatial_pattern(const svi_impact* s, const int* mode, const double* ur, double* x, double* up) {
+  int nc = s->nc, m3 = 3 * nc, k = 0;
+  const double* wd[KMAX];
+  const combo *dir[KMAX], *eq[KMAX];
+  int base[KMAX];
+  memset(x, 0, sizeof(double) * m3);
+  for (int a = 0; a < m3; a++) up[a] = ur[a];
+  for (int i = 0; i < nc; i++) {
+    int slot = i * S_MODES + mode[i];
+    const struct svi_smode* q = s->smode + slot;
+    if (q->fixed) {
+      const double *xf = s->sm_xf + slot * 3, *vf = s->sm_vf + (size_t)slot * m3;
+      for (int c = 0; c < 3; c++) x[3 * i + c] = xf[c];
+      for (int a = 0; a < m3; a++) up[a] += vf[a];
+    }
+    for (int j = 0; j < q->k; j++, k++) {
+      wd[k] = s->sm_wd + ((size_t)slot * 3 + j) * m3;
+      dir[k] = &q->dir[j];
+      eq[k] = &q->eq[j];
+      base[k] = 3 * i;
     }
   }
-  reduced_velocity3(s, ur, x, up);
   if (k == 0) return 1;
   double K[KMAX * KMAX], r[KMAX], y[KMAX];
-  const double* Wr = s->Wr;
-  for (int e = 0; e < ne; e++) {
+  for (int e = 0; e < k; e++) {
+    const combo* c = eq[e];
     double rhs = 0;
-    for (int p = 0; p < eq[e].n; p++) rhs -= eq[e].c[p] * up[eq[e].idx[p]];
+    for (int p = 0; p < c->n; p++) rhs -= c->c[p] * up[base[e] + c->idx[p]];
     r[e] = rhs;
     for (int j = 0; j < k; j++) {
       double sum = 0;
-      for (int p = 0; p < eq[e].n; p++)
-        for (int q = 0; q < dir[j].n; q++)
-          sum += eq[e].c[p] * dir[j].c[q] * Wr[eq[e].idx[p] * m3 + dir[j].idx[q]];
+      for (int p = 0; p < c->n; p++) sum += c->c[p] * wd[j][base[e] + c->idx[p]];
       K[e * k + j] = sum;
     }
   }
   int sg = 0;
   if (!solve_mode(k, K, r, y, s->sep_tol * 10, &sg)) return 0;
-  for (int j = 0; j < k; j++)
-    for (int q = 0; q < dir[j].n; q++) x[dir[j].idx[q]] += dir[j].c[q] * y[j];
-  reduced_velocity3(s, ur, x, up);
+  for (int j = 0; j < k; j++) {
+    for (int p = 0; p < dir[j]->n; p++) x[base[j] + dir[j]->idx[p]] += dir[j]->c[p] * y[j];
+    for (int a = 0; a < m3; a++) up[a] += wd[j][a] * y[j];
+  }
   return 1;
 }
 
@@ -552,14 +619,102 @@ static int spatial_feasible(const svi_impact* s, const int* mode, const double* 
   return 1;
 }
 
-static void reduced_velocity3(const svi_impact* s, const double* ur, const double* x, double* up) {
-  int m3 = 3 * s->nc;
-  for (int a = 0; a < m3; a++) {
-    const double* w = s->Wr + a * m3;
-    double sum = ur[a];
-    for (int b = 0; b < m3; b++) sum += w[b] * x[b];
-    up[a] = sum;
+/* ---- exact pruning of the modes of the directly solved enumerations --------------------------
+ *
+ * Every pattern that passes pattern_feasible / spatial_feasible has, for each contact j, a normal
+ * impulse x_n in [-itol, l_max,j + itol] (SEP: 0, BUD: l_max, INT: checked) and friction of
+ * 1-norm at most T_j = mu_j (l_max,j + 5 itol) + itol (STICK: checked against mu x_n + itol;
+ * VERTEX and SLIDE: mu |x_n|; FACE: a, b >= -itol with a + b = x_n or l_max).  So each post-step
+ * reduced velocity up_a = u_a + sum_b Wr_ab x_b of a feasible pattern lies in
+ *     [lo_a, hi_a] = u_a + sum_j ( [min, max] of Wr_a,nj [-itol, l_max,j + itol]
+ *                                  +- max_k |Wr_a,tkj| T_j ),
+ * widened by 1e-12 of the magnitudes for rounding.  A mode whose sign condition cannot hold
+ * anywhere in that interval (SEP: u_n' >= -vtol; BUD: u_n' <= vtol; slip s: s u_t' <= vtol) or
+ * whose equation cannot (INT: u_n' = 0, STICK: u_t' = 0, FACE: s1 u_t1' = s2 u_t2', each solved
+ * to within vtol; tested with 3 vtol) belongs to no feasible pattern.  Skipping the patterns
+ * that use it, in the enumeration's own order, leaves the feasible patterns, their order, and so
+ * the outcomes and the pick, exactly as they were.  With an unbounded budget ((31)) or anything
+ * non-finite nothing is pruned. */
+static int velocity_bounds(const svi_impact* s, const double* ur, const double* lmax, int per,
+                           double* lo, double* hi) {
+  int nc = s->nc, m = per * nc;
+  double itol = 1e-9 * (s->ref_impulse > 0 ? s->ref_impulse : 1.0);
+  for (int j = 0; j < nc; j++) if (!isfinite(lmax[j])) return 0;
+  for (int a = 0; a < m; a++) {
+    const double* w = s->Wr + (size_t)a * m;
+    double l = ur[a], h = ur[a], mag = fabs(ur[a]);
+    for (int j = 0; j < nc; j++) {
+      double wn = w[per * j], e1 = -wn * itol, e2 = wn * (lmax[j] + itol), wt = 0;
+      l += e1 < e2 ? e1 : e2;
+      h += e1 < e2 ? e2 : e1;
+      mag += fabs(e1) + fabs(e2);
+      for (int k = 1; k < per; k++) wt = fmax(wt, fabs(w[per * j + k]));
+      double f = wt * (s->mu[j] * (lmax[j] + 5 * itol) + itol);
+      l -= f;
+      h += f;
+      mag += f;
+    }
+    double err = 1e-12 * mag;
+    lo[a] = l - err;
+    hi[a] = h + err;
+    if (!isfinite(lo[a]) || !isfinite(hi[a])) return 0;
   }
+  return 1;
+}
+
+/* may the velocity in [lo, hi] satisfy s u <= tol (s = +-1), or u = 0 to within tol */
+static int can_le(double lo, double hi, double sg, double tol) { return sg > 0 ? lo <= tol : hi >= -tol; }
+static int can_zero(double lo, double hi, double tol) { return lo <= tol && hi >= -tol; }
+
+/* the modes of each contact that survive the bounds, in increasing order; 0 if a contact has none */
+static int allowed_modes(const svi_impact* s, const double* ur, const double* lmax, int spatial,
+                         int list[][S_MODES_MAX], int* cnt) {
+  int nc = s->nc, per = spatial ? 3 : 2, nm = spatial ? S_MODES_MAX : NMODES;
+  double lo[3 * MODE_MAX_NC], hi[3 * MODE_MAX_NC], vtol = s->sep_tol * 10, etol = 3 * vtol;
+  int bounded = !s->no_prune && velocity_bounds(s, ur, lmax, per, lo, hi);
+  for (int i = 0; i < nc; i++) {
+    cnt[i] = 0;
+    const double *l = lo + per * i, *h = hi + per * i;
+    for (int md = 0; md < nm; md++) {
+      int ok = 1;
+      if (bounded && !spatial) {
+        int bud = md >= BUD_STICK && md <= BUD_SLIP_M, integ = md >= INT_STICK;
+        if (md == SEP) ok = can_le(l[0], h[0], -1, vtol);
+        if (bud) ok = can_le(l[0], h[0], 1, vtol);
+        if (integ) ok = can_zero(l[0], h[0], etol);
+        if (md == BUD_STICK || md == INT_STICK) ok = ok && can_zero(l[1], h[1], etol);
+        if (md == BUD_SLIP_P || md == INT_SLIP_P) ok = ok && can_le(l[1], h[1], 1, vtol);
+        if (md == BUD_SLIP_M || md == INT_SLIP_M) ok = ok && can_le(l[1], h[1], -1, vtol);
+      } else if (bounded) {
+        if (md == 0) ok = can_le(l[0], h[0], -1, vtol);
+        else {
+          int integ = (md - 1) / 9, f = (md - 1) % 9;
+          ok = integ ? can_zero(l[0], h[0], etol) : can_le(l[0], h[0], 1, vtol);
+          if (f == 0) ok = ok && can_zero(l[1], h[1], etol) && can_zero(l[2], h[2], etol);
+          else if (f < 5) {
+            int j = (f - 1) / 2;
+            ok = ok && can_le(l[1 + j], h[1 + j], (f - 1) % 2 ? -1.0 : 1.0, vtol);
+          } else {
+            double s1 = ((f - 5) & 1) ? -1.0 : 1.0, s2 = ((f - 5) & 2) ? -1.0 : 1.0;
+            ok = ok && can_le(l[1], h[1], s1, vtol) && can_le(l[2], h[2], s2, etol + vtol);
+          }
+        }
+      }
+      if (ok) list[i][cnt[i]++] = md;
+    }
+    if (cnt[i] == 0) return 0;
+  }
+  return 1;
+}
+
+/* the next pattern in odometer order over the allowed lists (contact 0 fastest); 0 after the last */
+static int next_pattern(int nc, const int list[][S_MODES_MAX], const int* cnt, int* pos, int* mode) {
+  for (int i = 0; i < nc; i++) {
+    if (++pos[i] < cnt[i]) { mode[i] = list[i][pos[i]]; return 1; }
+    pos[i] = 0;
+    mode[i] = list[i][0];
+  }
+  return 0;
 }
 
 /* Every distinct outcome of one spatial step: 19^nc patterns, solved directly (no precomputed
@@ -575,13 +730,15 @@ static int spatial_enumerate(svi_impact* s, const double* u, const double* lmax,
   double ur[KMAX], x[KMAX], up[KMAX], du[KMAX];
   for (int a = 0; a < m3; a++) ur[a] = u[spatial_row(nc, a)];
   double dtol = 1e-7 * (s->vscale > 1e-12 ? s->vscale : 1e-12);
-  int total = 1;
-  for (int i = 0; i < nc; i++) total *= S_MODES;
-  for (int p = 0; p < total; p++) {
-    if (p > 0)
-      for (int i = 0; i < nc && ++mode[i] == S_MODES; i++) mode[i] = 0;
+  int list[MODE_MAX_NC][S_MODES_MAX], cnt[MODE_MAX_NC], pos[MODE_MAX_NC] = {0};
+  if (!allowed_modes(s, ur, lmax, 1, list, cnt)) return 0;
+  if (!s->smode_ready) spatial_tables(s);
+  if (!ap) spatial_step_setup(s, lmax);
+  for (int i = 0; i < nc; i++) mode[i] = list[i][0];
+  for (int more = 1; more; more = next_pattern(nc, list, cnt, pos, mode)) {
     if (ap && spatial_has_budget(mode, nc)) continue;
-    if (!spatial_pattern(s, mode, ur, lmax, x, up) || !spatial_feasible(s, mode, lmax, x, up)) continue;
+    s->patterns_solved++;
+    if (!spatial_pattern(s, mode, ur, x, up) || !spatial_feasible(s, mode, lmax, x, up)) continue;
     for (int a = 0; a < m3; a++) du[a] = up[a] - ur[a];
     if (!new_outcome(s, count, m3, du, dtol)) continue;
     double* lam = s->sols + count * nb;
@@ -879,12 +1036,12 @@ static int planar_enumerate(svi_impact* s, const double* u, const double* lmax, 
   double ur[2 * MODE_MAX_NC], x[2 * MODE_MAX_NC], up[2 * MODE_MAX_NC], du[2 * MODE_MAX_NC];
   for (int i = 0; i < nc; i++) { ur[2 * i] = u[row_n(s, i)]; ur[2 * i + 1] = u[row_t(s, i)]; }
   double dtol = 1e-7 * (s->vscale > 1e-12 ? s->vscale : 1e-12);
-  int total = 1;
-  for (int i = 0; i < nc; i++) total *= NMODES;
-  for (int p = 0; p < total; p++) {
-    if (p > 0)                                /* next pattern: odometer over the contacts */
-      for (int i = 0; i < nc && ++mode[i] == NMODES; i++) mode[i] = 0;
+  int list[MODE_MAX_NC][S_MODES_MAX], cnt[MODE_MAX_NC], pos[MODE_MAX_NC] = {0};
+  if (!allowed_modes(s, ur, lmax, 0, list, cnt)) return 0;
+  for (int i = 0; i < nc; i++) mode[i] = list[i][0];
+  for (int more = 1; more; more = next_pattern(nc, list, cnt, pos, mode)) {   /* odometer */
     if (ap && planar_has_budget(mode, nc)) continue;
+    s->patterns_solved++;
     if (!try_pattern(s, mode, ur, lmax, x, up)) continue;
     for (int a = 0; a < m2; a++) du[a] = up[a] - ur[a];
     if (!new_outcome(s, count, m2, du, dtol)) continue;
