@@ -494,6 +494,8 @@ static void test_pruning_exact(void) {
       p.nc = 1 + t % 3;
       for (int i = 0; i < p.nc * 2 * p.nv; i++) p.Jt[i] = 2 * rnd(t, 7000 + i) - 1;
     }
+    if (t % 2 == 1)   /* high friction: non-unique steps */
+      for (int i = 0; i < p.nc; i++) p.mu[i] = 5 * rnd(t, 7100 + i);
     if (p.nc >= 2 && t % 4 == 1) {   /* contact 1 at rest */
       double vn = 0, jj = 0;
       for (int k = 0; k < p.nv; k++) { vn += p.Jn[p.nv + k] * p.v[k]; jj += p.Jn[p.nv + k] * p.Jn[p.nv + k]; }

@@ -119,6 +119,11 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
   s->At_ap = malloc(sizeof(double) * (size_t)nrt * nrt);
   s->pattern_h = malloc(sizeof(double) * (size_t)npad * 2);
   s->pattern_frow = malloc(sizeof(int) * (size_t)npad * 2);
+  {   /* per-pattern velocity bounds of the directly solved enumerations, up to 4 contacts */
+    int sc = nc_max < 4 ? nc_max : 4;
+    s->sm_c = malloc(sizeof(double) * (size_t)sc * 19 * 3 * sc * 3);
+    if (!s->sm_c) { svi_impact_destroy(s); return NULL; }
+  }
   if (nt_max == 2) {   /* spatial enumeration tables, up to 4 contacts of 19 modes */
     int sc = nc_max < 4 ? nc_max : 4;
     s->smode = svi_smode_alloc(sc);
@@ -142,6 +147,7 @@ void svi_impact_destroy(svi_impact* s) {
   free(s->M);   /* M is the start of the block */
   free(s->order);
   free(s->smode);
+  free(s->sm_c);
   free(s->sm_wd);
   free(s->sm_vf);
   free(s->sm_xf);

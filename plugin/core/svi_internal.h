@@ -104,6 +104,8 @@ struct svi_impact {
   struct svi_smode* smode;
   double *sm_wd, *sm_vf, *sm_xf;
   int     smode_ready;   /* the per-event tables are built for the current problem */
+  double* sm_c;   /* per contact and mode, per reduced row: [min, max] of Wr x over the mode's
+                   * impulses and a magnitude (svi_modes.c, mode_bounds; per step) */
   long long pattern_steps, pattern_picked;
 
 };

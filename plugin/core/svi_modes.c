@@ -666,43 +666,148 @@ static int velocity_bounds(const svi_impact* s, const double* ur, const double* 
 static int can_le(double lo, double hi, double sg, double tol) { return sg > 0 ? lo <= tol : hi >= -tol; }
 static int can_zero(double lo, double hi, double tol) { return lo <= tol && hi >= -tol; }
 
-/* the modes of each contact that survive the bounds, in increasing order; 0 if a contact has none */
+/* whether contact mode md can meet its sign conditions and equations with the contact's
+ * post-step velocities (n, t[, t2]) anywhere in [l, h] (the header of velocity_bounds) */
+static inline int mode_possible(int spatial, int md, const double* l, const double* h, double vtol) {
+  double etol = 3 * vtol;
+  if (!spatial) {
+    int ok = 1;
+    if (md == SEP) ok = can_le(l[0], h[0], -1, vtol);
+    if (md >= BUD_STICK && md <= BUD_SLIP_M) ok = can_le(l[0], h[0], 1, vtol);
+    if (md >= INT_STICK) ok = can_zero(l[0], h[0], etol);
+    if (md == BUD_STICK || md == INT_STICK) ok = ok && can_zero(l[1], h[1], etol);
+    if (md == BUD_SLIP_P || md == INT_SLIP_P) ok = ok && can_le(l[1], h[1], 1, vtol);
+    if (md == BUD_SLIP_M || md == INT_SLIP_M) ok = ok && can_le(l[1], h[1], -1, vtol);
+    return ok;
+  }
+  if (md == S_SEP) return can_le(l[0], h[0], -1, vtol);
+  int integ = (md - 1) / S_PER_NORMAL, f = (md - 1) % S_PER_NORMAL;
+  int ok = integ ? can_zero(l[0], h[0], etol) : can_le(l[0], h[0], 1, vtol);
+  if (f == F_STICK) return ok && can_zero(l[1], h[1], etol) && can_zero(l[2], h[2], etol);
+  if (f < F_FACE) {
+    int j = (f - F_VERTEX) / 2;
+    return ok && can_le(l[1 + j], h[1 + j], (f - F_VERTEX) % 2 ? -1.0 : 1.0, vtol);
+  }
+  double s1 = ((f - F_FACE) & 1) ? -1.0 : 1.0, s2 = ((f - F_FACE) & 2) ? -1.0 : 1.0;
+  return ok && can_le(l[1], h[1], s1, vtol) && can_le(l[2], h[2], s2, etol + vtol);
+}
+
+/* the modes of each contact that survive the bounds, in increasing order; 0 if a contact has none.
+ * *bounded: whether the bounds exist (a finite budget and finite data) */
 static int allowed_modes(const svi_impact* s, const double* ur, const double* lmax, int spatial,
-                         int list[][S_MODES_MAX], int* cnt) {
+                         int list[][S_MODES_MAX], int* cnt, int* bounded) {
   int nc = s->nc, per = spatial ? 3 : 2, nm = spatial ? S_MODES_MAX : NMODES;
-  double lo[3 * MODE_MAX_NC], hi[3 * MODE_MAX_NC], vtol = s->sep_tol * 10, etol = 3 * vtol;
-  int bounded = !s->no_prune && velocity_bounds(s, ur, lmax, per, lo, hi);
+  double lo[3 * MODE_MAX_NC], hi[3 * MODE_MAX_NC], vtol = s->sep_tol * 10;
+  *bounded = !s->no_prune && velocity_bounds(s, ur, lmax, per, lo, hi);
   for (int i = 0; i < nc; i++) {
     cnt[i] = 0;
-    const double *l = lo + per * i, *h = hi + per * i;
-    for (int md = 0; md < nm; md++) {
-      int ok = 1;
-      if (bounded && !spatial) {
-        int bud = md >= BUD_STICK && md <= BUD_SLIP_M, integ = md >= INT_STICK;
-        if (md == SEP) ok = can_le(l[0], h[0], -1, vtol);
-        if (bud) ok = can_le(l[0], h[0], 1, vtol);
-        if (integ) ok = can_zero(l[0], h[0], etol);
-        if (md == BUD_STICK || md == INT_STICK) ok = ok && can_zero(l[1], h[1], etol);
-        if (md == BUD_SLIP_P || md == INT_SLIP_P) ok = ok && can_le(l[1], h[1], 1, vtol);
-        if (md == BUD_SLIP_M || md == INT_SLIP_M) ok = ok && can_le(l[1], h[1], -1, vtol);
-      } else if (bounded) {
-        if (md == 0) ok = can_le(l[0], h[0], -1, vtol);
-        else {
-          int integ = (md - 1) / 9, f = (md - 1) % 9;
-          ok = integ ? can_zero(l[0], h[0], etol) : can_le(l[0], h[0], 1, vtol);
-          if (f == 0) ok = ok && can_zero(l[1], h[1], etol) && can_zero(l[2], h[2], etol);
-          else if (f < 5) {
-            int j = (f - 1) / 2;
-            ok = ok && can_le(l[1 + j], h[1 + j], (f - 1) % 2 ? -1.0 : 1.0, vtol);
-          } else {
-            double s1 = ((f - 5) & 1) ? -1.0 : 1.0, s2 = ((f - 5) & 2) ? -1.0 : 1.0;
-            ok = ok && can_le(l[1], h[1], s1, vtol) && can_le(l[2], h[2], s2, etol + vtol);
-          }
-        }
-      }
-      if (ok) list[i][cnt[i]++] = md;
-    }
+    for (int md = 0; md < nm; md++)
+      if (!*bounded || mode_possible(spatial, md, lo + per * i, hi + per * i, vtol)) list[i][cnt[i]++] = md;
     if (cnt[i] == 0) return 0;
+  }
+  return 1;
+}
+
+/* The same bound per pattern: the impulses contact i can have in mode md lie in the convex hull
+ * of a few points (mode_hull), so Wr times them lies, row by row, in [min, max] over those points
+ * (mode_bounds, per step for the allowed modes).  A pattern is skipped when, with every contact's
+ * interval of its own mode summed, some contact's mode is impossible (pattern_possible). */
+static int mode_hull(int spatial, int md, double lmax, double mu, double eps, double pt[8][3]) {
+  double L = lmax + eps;
+  memset(pt, 0, sizeof(double) * 24);
+  if (!spatial) {
+    double R = mu * L + eps;
+    switch (md) {
+    case SEP: return 1;
+    case BUD_STICK: pt[0][0] = pt[1][0] = lmax; pt[0][1] = mu * lmax + eps; pt[1][1] = -pt[0][1]; return 2;
+    case BUD_SLIP_P: case BUD_SLIP_M:
+      pt[0][0] = lmax; pt[0][1] = (md == BUD_SLIP_P ? 1 : -1) * mu * lmax; return 1;
+    case INT_STICK:
+      for (int k = 0; k < 4; k++) { pt[k][0] = k < 2 ? -eps : L; pt[k][1] = k % 2 ? -R : R; }
+      return 4;
+    default: {   /* INT_SLIP+- */
+      double sg = md == INT_SLIP_P ? 1 : -1;
+      pt[0][0] = -eps; pt[0][1] = -sg * mu * eps; pt[1][0] = L; pt[1][1] = sg * mu * L;
+      return 2;
+    }
+    }
+  }
+  if (md == S_SEP) return 1;
+  int integ = (md - 1) / S_PER_NORMAL, f = (md - 1) % S_PER_NORMAL;
+  if (f == F_STICK) {
+    double R = integ ? mu * L + eps : mu * lmax + eps;
+    int np = 0;
+    for (int e = 0; e < (integ ? 2 : 1); e++)
+      for (int k = 0; k < 4; k++, np++) {
+        pt[np][0] = integ ? (e ? L : -eps) : lmax;
+        pt[np][1 + k / 2] = k % 2 ? -R : R;
+      }
+    return np;
+  }
+  if (f < F_FACE) {
+    int j = 1 + (f - F_VERTEX) / 2;
+    double sg = (f - F_VERTEX) % 2 ? -1.0 : 1.0;
+    if (!integ) { pt[0][0] = lmax; pt[0][j] = sg * mu * lmax; return 1; }
+    pt[0][0] = -eps; pt[0][j] = -sg * mu * eps; pt[1][0] = L; pt[1][j] = sg * mu * L;
+    return 2;
+  }
+  double s1 = ((f - F_FACE) & 1) ? -1.0 : 1.0, s2 = ((f - F_FACE) & 2) ? -1.0 : 1.0;
+  if (!integ) {   /* t = mu (s1 y, s2 (l_max - y)), y in [-eps, l_max + eps] */
+    for (int k = 0; k < 2; k++) {
+      double y = k ? lmax + eps : -eps;
+      pt[k][0] = lmax; pt[k][1] = s1 * mu * y; pt[k][2] = s2 * mu * (lmax - y);
+    }
+    return 2;
+  }
+  double ab[3][2] = {{-eps, -eps}, {L + eps, -eps}, {-eps, L + eps}};   /* a, b >= -eps, a + b <= L */
+  for (int k = 0; k < 3; k++) {
+    pt[k][0] = ab[k][0] + ab[k][1]; pt[k][1] = s1 * mu * ab[k][0]; pt[k][2] = s2 * mu * ab[k][1];
+  }
+  return 3;
+}
+
+/* per allowed mode of each contact, row by row: [min, max] of Wr x over its hull and a magnitude */
+static void mode_bounds(svi_impact* s, const double* lmax, int spatial, int list[][S_MODES_MAX],
+                        const int* cnt) {
+  int nc = s->nc, per = spatial ? 3 : 2, m = per * nc;
+  double eps = 1e-9 * (s->ref_impulse > 0 ? s->ref_impulse : 1.0), pt[8][3];
+  for (int i = 0; i < nc; i++)
+    for (int c = 0; c < cnt[i]; c++) {
+      int md = list[i][c], np = mode_hull(spatial, md, lmax[i], s->mu[i], eps, pt);
+      double* b = s->sm_c + ((size_t)(i * S_MODES_MAX + md) * m) * 3;
+      for (int a = 0; a < m; a++) {
+        const double* w = s->Wr + (size_t)a * m + per * i;
+        double lo = INFINITY, hi = -INFINITY, mag = 0;
+        for (int k = 0; k < np; k++) {
+          double v = 0, g = 0;
+          for (int e = 0; e < per; e++) { v += w[e] * pt[k][e]; g += fabs(w[e] * pt[k][e]); }
+          lo = v < lo ? v : lo;
+          hi = v > hi ? v : hi;
+          mag = g > mag ? g : mag;
+        }
+        b[3 * a] = lo; b[3 * a + 1] = hi; b[3 * a + 2] = mag;
+      }
+    }
+}
+
+static inline int pattern_possible(const svi_impact* s, const int* mode, const double* ur, int spatial) {
+  int nc = s->nc, per = spatial ? 3 : 2, m = per * nc;
+  double vtol = s->sep_tol * 10;
+  const double* bi[MODE_MAX_NC];
+  for (int i = 0; i < nc; i++) bi[i] = s->sm_c + (size_t)(i * S_MODES_MAX + mode[i]) * m * 3;
+  for (int j = 0; j < nc; j++) {
+    double l[3], h[3];
+    for (int e = 0; e < per; e++) {
+      int a = per * j + e;
+      double lo = ur[a], hi = ur[a], mag = fabs(ur[a]);
+      for (int i = 0; i < nc; i++) {
+        const double* b = bi[i] + 3 * a;
+        lo += b[0]; hi += b[1]; mag += b[2];
+      }
+      l[e] = lo - 1e-12 * mag;
+      h[e] = hi + 1e-12 * mag;
+    }
+    if (!mode_possible(spatial, mode[j], l, h, vtol)) return 0;
   }
   return 1;
 }
@@ -731,12 +836,15 @@ static int spatial_enumerate(svi_impact* s, const double* u, const double* lmax,
   for (int a = 0; a < m3; a++) ur[a] = u[spatial_row(nc, a)];
   double dtol = 1e-7 * (s->vscale > 1e-12 ? s->vscale : 1e-12);
   int list[MODE_MAX_NC][S_MODES_MAX], cnt[MODE_MAX_NC], pos[MODE_MAX_NC] = {0};
-  if (!allowed_modes(s, ur, lmax, 1, list, cnt)) return 0;
+  int bounded;
+  if (!allowed_modes(s, ur, lmax, 1, list, cnt, &bounded)) return 0;
   if (!s->smode_ready) spatial_tables(s);
   if (!ap) spatial_step_setup(s, lmax);
+  if (bounded) mode_bounds(s, lmax, 1, list, cnt);
   for (int i = 0; i < nc; i++) mode[i] = list[i][0];
   for (int more = 1; more; more = next_pattern(nc, list, cnt, pos, mode)) {
     if (ap && spatial_has_budget(mode, nc)) continue;
+    if (bounded && nc > 1 && !pattern_possible(s, mode, ur, 1)) continue;
     s->patterns_solved++;
     if (!spatial_pattern(s, mode, ur, x, up) || !spatial_feasible(s, mode, lmax, x, up)) continue;
     for (int a = 0; a < m3; a++) du[a] = up[a] - ur[a];
@@ -1037,10 +1145,13 @@ static int planar_enumerate(svi_impact* s, const double* u, const double* lmax, 
   for (int i = 0; i < nc; i++) { ur[2 * i] = u[row_n(s, i)]; ur[2 * i + 1] = u[row_t(s, i)]; }
   double dtol = 1e-7 * (s->vscale > 1e-12 ? s->vscale : 1e-12);
   int list[MODE_MAX_NC][S_MODES_MAX], cnt[MODE_MAX_NC], pos[MODE_MAX_NC] = {0};
-  if (!allowed_modes(s, ur, lmax, 0, list, cnt)) return 0;
+  int bounded;
+  if (!allowed_modes(s, ur, lmax, 0, list, cnt, &bounded)) return 0;
+  if (bounded) mode_bounds(s, lmax, 0, list, cnt);
   for (int i = 0; i < nc; i++) mode[i] = list[i][0];
   for (int more = 1; more; more = next_pattern(nc, list, cnt, pos, mode)) {   /* odometer */
     if (ap && planar_has_budget(mode, nc)) continue;
+    if (bounded && nc > 1 && !pattern_possible(s, mode, ur, 0)) continue;
     s->patterns_solved++;
     if (!try_pattern(s, mode, ur, lmax, x, up)) continue;
     for (int a = 0; a < m2; a++) du[a] = up[a] - ur[a];
