@@ -66,7 +66,7 @@ static size_t carve(svi_impact* s, double* block) {
     {&s->Lam, nb}, {&s->u, nb}, {&s->v, nv}, {&s->A_one, nr * nr}, {&s->lmax, s->nc_max}, {&s->vn, nb},
     {&s->sols, SVI_ENUM_MAX_SOLS * nr}, {&s->dv, SVI_ENUM_MAX_SOLS * nv}, {&s->sign, nr}, {&s->seen, SVI_ENUM_MAX_SOLS * 3 * s->nc_max},
     {&s->Wr, 9 * s->nc_max * s->nc_max}, {&s->kappa, s->nc_max}, {&s->zunit, nr},
-    {&s->wunit, nr}, {&s->lr_scratch, 2 * nr + 2 * nv}};
+    {&s->wunit, nr}, {&s->lr_scratch, 2 * nr + 2 * nv}, {&s->u_next, nb}};
   size_t used = 0;
   for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
     if (block) *parts[i].p = block + used;
@@ -474,7 +474,7 @@ void svi_impact_dense(svi_impact* s) {
  * sums in the same order, so the same bits as one generic loop */
 static inline __attribute__((always_inline)) double routh_residual(const svi_impact* s, const double* q,
                                                                    const double* lam, double* z,
-                                                                   const int nc, const int nt) {
+                                                                   double* un, const int nc, const int nt) {
   int nd = 2 * nt, nb = nc * (1 + nd), m = (1 + nt) * nc;
   const double *zu = s->zunit, *wu = s->wunit;
   double x[12], up[12], mg[12];
@@ -541,19 +541,28 @@ static inline __attribute__((always_inline)) double routh_residual(const svi_imp
     if (z) { z[i] = beta; z[nc + nb + i] = gam; }
   }
   if (z) for (int b = 0; b < nb; b++) z[nc + b] = lam[b];
+  if (un)   /* u' in every row of Jbar: the -t rows are the negated +t rows */
+    for (int i = 0; i < nc; i++) {
+      un[i] = up[(1 + nt) * i];
+      for (int t = 0; t < nt; t++) {
+        int row = nc + i * nd + 2 * t;
+        un[row] = up[(1 + nt) * i + 1 + t];
+        un[row + 1] = -up[(1 + nt) * i + 1 + t];
+      }
+    }
   return nanc == nanc ? r : INFINITY;
 }
 
-double svi_routh_residual(const svi_impact* s, const double* q, const double* lam, double* z) {
+double svi_routh_residual(const svi_impact* s, const double* q, const double* lam, double* z, double* u_next) {
   switch (s->nt == 1 ? s->nc : s->nt == 2 ? 4 + s->nc : 0) {
-  case 1: return routh_residual(s, q, lam, z, 1, 1);
-  case 2: return routh_residual(s, q, lam, z, 2, 1);
-  case 3: return routh_residual(s, q, lam, z, 3, 1);
-  case 4: return routh_residual(s, q, lam, z, 4, 1);
-  case 5: return routh_residual(s, q, lam, z, 1, 2);
-  case 6: return routh_residual(s, q, lam, z, 2, 2);
-  case 7: return routh_residual(s, q, lam, z, 3, 2);
-  case 8: return routh_residual(s, q, lam, z, 4, 2);
+  case 1: return routh_residual(s, q, lam, z, u_next, 1, 1);
+  case 2: return routh_residual(s, q, lam, z, u_next, 2, 1);
+  case 3: return routh_residual(s, q, lam, z, u_next, 3, 1);
+  case 4: return routh_residual(s, q, lam, z, u_next, 4, 1);
+  case 5: return routh_residual(s, q, lam, z, u_next, 1, 2);
+  case 6: return routh_residual(s, q, lam, z, u_next, 2, 2);
+  case 7: return routh_residual(s, q, lam, z, u_next, 3, 2);
+  case 8: return routh_residual(s, q, lam, z, u_next, 4, 2);
   default: return INFINITY;   /* more than 4 contacts: not an enumerated step */
   }
 }

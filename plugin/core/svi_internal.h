@@ -70,6 +70,8 @@ struct svi_impact {
   /* scratch, sized once */
   svi_lcp_work* lcp;
   double *q, *z, *d, *lam, *Lam, *u, *v, *A_one, *lmax, *vn;
+  double* u_next;   /* nb: u + W lam of an enumerated step, from its residual (u_next_ok) */
+  int     u_next_ok;
   double* sols;   /* SVI_ENUM_MAX_SOLS x n_routh */
   double* dv;     /* SVI_ENUM_MAX_SOLS x nv */
   double* sign;   /* n_routh: lexicographic perturbation signs */
@@ -123,8 +125,10 @@ static inline double svi_impact_w(const svi_impact* s, int a, int b) {
   return t;
 }
 /* the physical residual of lambda_bar (nb) as a solution of the step (75) at q, dense W only;
- * z (n_routh) receives [beta; lambda_bar; gamma] */
-double svi_routh_residual(const svi_impact* s, const double* q, const double* lam, double* z);
+ * z (n_routh) receives [beta; lambda_bar; gamma], u_next (nb) the post-step contact velocity
+ * u + W lambda_bar as the residual formed it (either may be NULL) */
+double svi_routh_residual(const svi_impact* s, const double* q, const double* lam, double* z,
+                          double* u_next);
 /* u += W lambda (nb values) */
 void svi_impact_add_w(const svi_impact* s, const double* lambda, double* u);
 /* Lemke on (75) (routh = 1) or (31) (routh = 0) of s, dense or low-rank as resolved at setup;

@@ -58,8 +58,9 @@ static int step_enumerate(svi_impact* s, const double* q, double r01, double tol
       for (int b = 0; b < nb; b++) lam[b] = s->sols[k * nb + b];
       /* complete z = [beta; lambda_bar; gamma] and check it against (75) itself */
       if (info) memset(info, 0, sizeof(*info));
-      double res = svi_routh_residual(s, q, lam, NULL);
+      double res = svi_routh_residual(s, q, lam, NULL, s->u_next);
       if (info) info->residual = res;
+      s->u_next_ok = res <= tol;
       return res <= tol ? SVI_OK : SVI_ERR_RESIDUAL;
     }
   }
@@ -220,9 +221,11 @@ static int solve_step(svi_impact* s, const svi_routh_config* cfg, const draws* d
   double tol = cfg->lcp.res_tol > 0 ? cfg->lcp.res_tol : 1e-9;
   int st = SVI_OK;
   info->lcps++;
+  s->u_next_ok = 0;
   if (dr->rule == SVI_BRANCH_ENUMERATE) {
     st = step_enumerate(s, s->q, uniform_keyed(dr->key_branch, bidx), tol, s->lam, li);
     if (st >= 0) return st;
+    s->u_next_ok = 0;
   }
   svi_lcp_options o = svi_impact_lcp_options(s, &cfg->lcp, 1);
   if (dr->rule != SVI_BRANCH_ENUMERATE) {
@@ -275,7 +278,9 @@ static int run_steps(svi_impact* s, const svi_routh_config* cfg, const svi_sobol
     info->residual = fmax(info->residual, li.residual);
     info->steps++;
     for (int i = 0; i < nb; i++) s->Lam[i] += s->lam[i];
-    svi_impact_add_w(s, s->lam, s->u);
+    /* u += W lam: an enumerated step's residual has formed it already */
+    if (s->u_next_ok) memcpy(s->u, s->u_next, sizeof(double) * nb);
+    else svi_impact_add_w(s, s->lam, s->u);
     if (traj && *traj_len < traj_cap) {
       double* vt = traj + (size_t)(*traj_len) * nv;
       memcpy(vt, s->v0, sizeof(double) * nv);
