@@ -213,6 +213,8 @@ int svi_modes_cheap(const svi_impact* s);          /* the AUTO rule uses it */
 void svi_modes_setup(svi_impact* s);
 struct svi_smode* svi_smode_alloc(int nc);   /* the spatial mode table of nc contacts (malloc) */
 int svi_modes_enumerate(svi_impact* s, const double* u, const double* lmax);
+/* outcome floor(r01 count) of the enumeration into lam (nb); returns count (0: none) */
+int svi_modes_enumerate_pick(svi_impact* s, const double* u, const double* lmax, double r01, double* lam);
 /* every distinct outcome of (31) the same way (SEP and INT modes only); lambda_bar in s->sols */
 int svi_modes_enumerate_ap(svi_impact* s, const double* u);
 

@@ -1069,7 +1069,8 @@ static void pick_packed_rows(svi_impact* s) {
  * value, so the outcome does not depend on the history.  Same outcomes, in the same order, as
  * the direct evaluation of every pattern. */
 static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, const double* u,
-                                                                const double* lmax, const int nc) {
+                                                                const double* lmax, double r01,
+                                                                double* pick, const int nc) {
   int nb = 3 * nc, m2 = 2 * nc, ng = 3 * nc, total = s->n_patterns, npad = s->pattern_npad;
   double g[3 * MODE_MAX_NC], x[2 * MODE_MAX_NC], up[2 * MODE_MAX_NC], du[2 * MODE_MAX_NC];
   for (int i = 0; i < nc; i++) {
@@ -1079,7 +1080,7 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
   }
   double *h1 = s->pattern_h, *h2 = h1 + npad;
   const double *t1 = s->pattern_tau1, *t2 = t1 + npad;
-  int *idx = s->pattern_idx, *pass = s->pattern_pass, na, count = 0;
+  int *idx = s->pattern_idx, *pass = s->pattern_pass, na, count = 0, found[SVI_ENUM_MAX_SOLS];
   long long st = ++s->pattern_steps;
   int learning = st <= PATTERN_LEARN_STEPS;   /* the packed rows are still being chosen */
 #ifdef SVI_HAVE_AVX2_KERNEL
@@ -1113,32 +1114,42 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
       du[a] = up[a] - g[a];
     }
     if (!new_outcome(s, count, m2, du, dtol)) continue;
+    found[count++] = p;
+  }
+  if (st == 16 || st == 64 || st == 256 || st == PATTERN_LEARN_STEPS) pick_packed_rows(s);
+  /* the impulses: of every outcome into s->sols, or (pick) only of the one chosen by r01 */
+  int k0 = 0, k1 = count;
+  if (pick && count > 0) {
+    k0 = (int)(r01 * count);
+    if (k0 >= count) k0 = count - 1;
+    k1 = k0 + 1;
+  }
+  for (int k = k0; k < k1; k++) {
+    const double* X = s->pattern_map + (size_t)found[k] * 2 * m2 * ng;
     for (int a = 0; a < m2; a++) x[a] = dot_ng(X + a * ng, g, ng);
-    double* lam = s->sols + count * nb;
+    double* lam = pick ? pick : s->sols + k * nb;
     for (int i = 0; i < nc; i++) {
       double lt = x[2 * i + 1];
       lam[i] = x[2 * i];
       lam[nc + 2 * i] = lt > 0 ? lt : 0;
       lam[nc + 2 * i + 1] = lt < 0 ? -lt : 0;
     }
-    count++;
   }
-  if (st == 16 || st == 64 || st == 256 || st == PATTERN_LEARN_STEPS) pick_packed_rows(s);
   return count;
 }
 
 /* inlined per contact count (the loops over contacts and rows unroll; the same arithmetic) */
-static int planar_fast(svi_impact* s, const double* u, const double* lmax) {
+static int planar_fast(svi_impact* s, const double* u, const double* lmax, double r01, double* pick) {
   switch (s->nc) {
-  case 1: return planar_fast_nc(s, u, lmax, 1);
-  case 2: return planar_fast_nc(s, u, lmax, 2);
-  case 3: return planar_fast_nc(s, u, lmax, 3);
-  default: return planar_fast_nc(s, u, lmax, s->nc);
+  case 1: return planar_fast_nc(s, u, lmax, r01, pick, 1);
+  case 2: return planar_fast_nc(s, u, lmax, r01, pick, 2);
+  case 3: return planar_fast_nc(s, u, lmax, r01, pick, 3);
+  default: return planar_fast_nc(s, u, lmax, r01, pick, s->nc);
   }
 }
 
 static int planar_enumerate(svi_impact* s, const double* u, const double* lmax, int ap) {
-  if (!ap && s->n_patterns > 0 && s->n_patterns == s->pattern_total) return planar_fast(s, u, lmax);
+  if (!ap && s->n_patterns > 0 && s->n_patterns == s->pattern_total) return planar_fast(s, u, lmax, 0, NULL);
   int nc = s->nc, nb = s->nb, m2 = 2 * nc, count = 0;
   int mode[MODE_MAX_NC] = {0};
   double ur[2 * MODE_MAX_NC], x[2 * MODE_MAX_NC], up[2 * MODE_MAX_NC], du[2 * MODE_MAX_NC];
@@ -1171,6 +1182,20 @@ static int planar_enumerate(svi_impact* s, const double* u, const double* lmax, 
 
 int svi_modes_enumerate(svi_impact* s, const double* u, const double* lmax) {
   return s->nt == 2 ? spatial_enumerate(s, u, lmax, 0) : planar_enumerate(s, u, lmax, 0);
+}
+
+/* The outcome k = floor(r01 count) of svi_modes_enumerate (k < count) into lam (nb values), the
+ * same bits; with the precomputed maps only that outcome's impulse is formed. */
+int svi_modes_enumerate_pick(svi_impact* s, const double* u, const double* lmax, double r01, double* lam) {
+  if (s->nt == 1 && s->n_patterns > 0 && s->n_patterns == s->pattern_total)
+    return planar_fast(s, u, lmax, r01, lam);
+  int count = svi_modes_enumerate(s, u, lmax);
+  if (count > 0) {
+    int k = (int)(r01 * count);
+    if (k >= count) k = count - 1;
+    memcpy(lam, s->sols + (size_t)k * s->nb, sizeof(double) * (size_t)s->nb);
+  }
+  return count;
 }
 
 /* The solutions of (31) are those of (75) with an unbounded budget, i.e. the patterns of SEP and

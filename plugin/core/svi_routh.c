@@ -51,11 +51,8 @@ static int step_enumerate(svi_impact* s, const double* q, double r01, double tol
                           svi_lcp_info* info) {
   int nr = s->n_routh, nc = s->nc, nb = s->nb, nv = s->nv, count = 0;
   if (svi_modes_for_sampling(s)) {
-    count = svi_modes_enumerate(s, q + nc, q);
+    count = svi_modes_enumerate_pick(s, q + nc, q, r01, lam);
     if (count > 0) {
-      int k = (int)(r01 * count);
-      if (k >= count) k = count - 1;
-      for (int b = 0; b < nb; b++) lam[b] = s->sols[k * nb + b];
       /* complete z = [beta; lambda_bar; gamma] and check it against (75) itself */
       if (info) memset(info, 0, sizeof(*info));
       double res = svi_routh_residual(s, q, lam, NULL, s->u_next);
