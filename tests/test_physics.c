@@ -1,5 +1,6 @@
 /* test_physics.c -- the paper's claims on its own examples and on random impact problems. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,10 @@
 #include "svi_test.h"
 #include "random_problem.h"
 #include "random_reach.h"
+
+#ifndef SVI_TEST_DATA
+#define SVI_TEST_DATA "tests/data"   /* the data directory (CMake passes the source tree's) */
+#endif
 
 static svi_impact* make(const char* name, svi_example* ex) {
   svi_example_get(name, ex);
@@ -757,7 +762,79 @@ static void test_bad_input(void) {
   svi_impact_destroy(s);
 }
 
-int main(void) {
+/* A pile: one event of 8 boxes in a bin (27 spatial contacts, nv = 48; tests/data), where Lemke's
+ * plain path on (31) ends on a basis whose solution fails the physical residual.  The
+ * simultaneous law and the (31) finish of Algorithm 1 re-solve with perturbed paths
+ * (svi_ap_lemke) and must return valid outcomes: no energy gain, nothing approaching. */
+static void test_ap_pile(const char* dir) {
+  char path[512];
+  snprintf(path, sizeof(path), "%s/bin_pile_event.txt", dir);
+  FILE* f = fopen(path, "r");
+  CHECK(f != NULL, "pile: cannot open %s", path);
+  if (!f) return;
+  char line[256];
+  long pos = 0;
+  while (fgets(line, sizeof(line), f) && line[0] == '#') pos = ftell(f);
+  fseek(f, pos, SEEK_SET);
+  int nv = 0, nc = 0, nt = 0;
+  int ok = fscanf(f, "%d %d %d", &nv, &nc, &nt) == 3 && nv > 0 && nv <= 64 && nc > 0 && nc <= 32 && nt == 2;
+  size_t n = (size_t)nv * nv + (size_t)nc * nv + (size_t)2 * nc * nv + (size_t)nc + (size_t)nv;
+  double* buf = ok ? malloc(sizeof(double) * n) : NULL;
+  for (size_t i = 0; ok && i < n; i++) ok = fscanf(f, "%lf", &buf[i]) == 1;
+  fclose(f);
+  CHECK(ok, "pile: malformed %s", path);
+  if (!ok) { free(buf); return; }
+  double *M = buf, *Jn = M + nv * nv, *Jt = Jn + nc * nv, *mu = Jt + 2 * nc * nv, *v = mu + nc;
+  svi_problem_def def = {nv, nc, nt, M, Jn, Jt, mu, v};
+  svi_impact* s = svi_impact_create(nv, nc, nt);
+  CHECK(svi_impact_setup(s, &def, NULL, 0) == SVI_OK, "pile: setup");
+
+  /* the premise: the plain path alone is rejected */
+  memcpy(s->q, s->u0, sizeof(double) * s->nb);
+  memset(s->q + s->nb, 0, sizeof(double) * nc);
+  svi_lcp_options o = svi_impact_lcp_options(s, NULL, 0);
+  svi_lcp_info li;
+  int plain = svi_impact_lemke(s, 0, s->q, NULL, NULL, NULL, &o, s->z, &li);
+  double plain_res = li.residual;
+
+  double vout[64];
+  int st = svi_law_simultaneous(s, NULL, vout, &li);
+  double ke = svi_impact_kinetic_energy(s, vout), ke0 = svi_impact_kinetic_energy(s, v);
+  CHECK(st >= 0 && li.residual <= 1e-9, "pile: simultaneous law status %d, residual %.2g", st, li.residual);
+  CHECK(st >= 0 && ke <= ke0 * (1 + 1e-12), "pile: simultaneous law gains energy (%.6g -> %.6g)", ke0, ke);
+  double vn[32], vmin = INFINITY;
+  svi_impact_normal_velocity(s, vout, vn);
+  for (int i = 0; i < nc; i++) vmin = fmin(vmin, vn[i]);
+  CHECK(st >= 0 && vmin >= -10 * svi_impact_sep_tol(s), "pile: simultaneous law leaves a contact "
+        "approaching at %.3g m/s", vmin);
+
+  /* Algorithm 1 with the (31) finish, as the plugin runs it: every sample an outcome (accepted,
+   * or terminated by (31)), none handed back as v- after failing every attempt */
+  svi_routh_config c = svi_routh_default_config();
+  int valid = 0, finished_ap = 0, retried = 0, bad = 0, K = 32;
+  for (int k = 0; k < K; k++) {
+    svi_sample_info info;
+    svi_routh_sample(s, &c, NULL, (uint64_t)k, vout, &info, NULL, 0, NULL);
+    int outcome = info.status == SVI_OK && (info.accepted || info.finish == SVI_FINISH_AP);
+    valid += outcome;
+    finished_ap += info.finish == SVI_FINISH_AP;
+    retried += info.sample_retries > 0;
+    svi_impact_normal_velocity(s, vout, vn);
+    double m = INFINITY;
+    for (int i = 0; i < nc; i++) m = fmin(m, vn[i]);
+    bad += outcome && (svi_impact_kinetic_energy(s, vout) > ke0 * (1 + 1e-12) || m < -10 * svi_impact_sep_tol(s));
+  }
+  CHECK(valid == K, "pile: %d of %d Algorithm 1 samples are outcomes", valid, K);
+  CHECK(bad == 0, "pile: %d samples gain energy or still approach", bad);
+  printf("pile (27 spatial contacts, nv 48): plain Lemke on (31) status %d (residual %.2g); "
+         "simultaneous law status %d, residual %.2g, KE %.4g -> %.4g J; Algorithm 1: %d of %d "
+         "outcomes (%d finished with (31), %d re-run)\n", plain, plain_res, st, li.residual, ke0, ke,
+         valid, K, finished_ap, retried);
+  svi_impact_destroy(s);
+  free(buf);
+}
+
+int main(int argc, char** argv) {
   test_rocking_block();
   test_box_wall();
   test_compass_gait();
@@ -768,6 +845,7 @@ int main(void) {
   test_lemma8();
   test_modes_vs_enumeration();
   test_step_solve_same_set();
+  test_ap_pile(argc > 1 ? argv[1] : SVI_TEST_DATA);
   test_pruning_exact();
   test_spatial_modes_vs_enumeration();
   test_spatial_random_lemke_misses();

@@ -212,6 +212,10 @@ int svi_modes_for_sampling(const svi_impact* s);   /* the ENUMERATE rule uses it
 int svi_modes_cheap(const svi_impact* s);          /* the AUTO rule uses it */
 void svi_modes_setup(svi_impact* s);
 struct svi_smode* svi_smode_alloc(int nc);   /* the spatial mode table of nc contacts (malloc) */
+/* (31) at s->q (z into s->z): plain Lemke, then up to 3 randomly perturbed retries drawn from key
+ * while the physical residual rejects the solution (svi_routh.c) */
+int svi_ap_lemke(svi_impact* s, const svi_lcp_options* o, uint64_t key, svi_lcp_info* li,
+                 int* retries, int* rejects);
 int svi_modes_enumerate(svi_impact* s, const double* u, const double* lmax);
 /* outcome floor(r01 count) of the enumeration into lam (nb); returns count (0: none) */
 int svi_modes_enumerate_pick(svi_impact* s, const double* u, const double* lmax, double r01, double* lam);

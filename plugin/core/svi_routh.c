@@ -15,7 +15,7 @@
 
 #include "svi_internal.h"
 
-enum { STREAM_BUDGET = 1, STREAM_BRANCH = 2, STREAM_RETRY = 4, STREAM_MIXED = 5 };
+enum { STREAM_BUDGET = 1, STREAM_BRANCH = 2, STREAM_RETRY = 4, STREAM_MIXED = 5, STREAM_RETRY_AP = 8 };
 
 /* A step LCP whose solution fails the physical residual is re-solved with up to this many fresh
  * random perturbations; a sample whose outcome fails svi_impact_check_outcome (or whose LCPs fail
@@ -92,8 +92,7 @@ static int step_enumerate(svi_impact* s, const double* q, double r01, double tol
 
 /* Random covering vector and random signed lexicographic perturbation (Fisher-Yates order),
  * all drawn from the counter-based stream of this (sample, step). */
-static void random_branch(svi_impact* s, uint64_t seed, uint64_t bidx) {
-  int nr = s->n_routh;
+static void random_branch_n(svi_impact* s, uint64_t seed, uint64_t bidx, int nr) {
   uint64_t k1 = svi_rng_key(seed, STREAM_BRANCH), k2 = svi_rng_key(seed, STREAM_BRANCH + 1);
   for (int i = 0; i < nr; i++) {
     uint64_t x = svi_rng_keyed(k1, bidx + i);
@@ -109,6 +108,9 @@ static void random_branch(svi_impact* s, uint64_t seed, uint64_t bidx) {
   }
 }
 
+/* ... for the step LCP (75) */
+static void random_branch(svi_impact* s, uint64_t seed, uint64_t bidx) { random_branch_n(s, seed, bidx, s->n_routh); }
+
 int svi_routh_step(svi_impact* s, const double* v, const double* lmax, const double* d,
                    const svi_lcp_options* opt, double* lambda, double* v_next,
                    svi_lcp_info* info) {
@@ -123,19 +125,39 @@ int svi_routh_step(svi_impact* s, const double* v, const double* lmax, const dou
   return st;
 }
 
+/* (31) at s->q by Lemke with a covering vector of ones; a solution rejected by the physical
+ * residual (or a ray) is re-solved with random covering vectors and signed lexicographic
+ * perturbations drawn from key (STEP_RETRIES more at most), as a Routh step is.  On piles of
+ * redundant contacts the plain path can end on a basis that fails the residual where another
+ * passes.  *retries: the extra solves, *rejects: the solutions the residual rejected. */
+int svi_ap_lemke(svi_impact* s, const svi_lcp_options* o, uint64_t key, svi_lcp_info* li,
+                 int* retries, int* rejects) {
+  int st = svi_impact_lemke(s, 0, s->q, NULL, NULL, NULL, o, s->z, li);
+  *retries = *rejects = 0;
+  for (int r = 1; st < 0 && r <= STEP_RETRIES; r++) {
+    *rejects += st == SVI_ERR_RESIDUAL;
+    (*retries)++;
+    random_branch_n(s, svi_rng_u64(key, STREAM_RETRY, (uint64_t)r), 0, s->n_ap);
+    st = svi_impact_lemke(s, 0, s->q, s->d, s->order, s->sign, o, s->z, li);
+  }
+  *rejects += st == SVI_ERR_RESIDUAL;
+  return st;
+}
+
 /* Apply the simultaneous law (31) from contact velocity u; adds its impulse to Lam and u. */
-static int finish_with_ap(svi_impact* s, const svi_routh_config* cfg, svi_sample_info* info) {
+static int finish_with_ap(svi_impact* s, const svi_routh_config* cfg, uint64_t retry_key,
+                          svi_sample_info* info) {
   int nb = s->nb;
   memcpy(s->q, s->u, sizeof(double) * nb);
   memset(s->q + nb, 0, sizeof(double) * s->nc);
   svi_lcp_options o = svi_impact_lcp_options(s, &cfg->lcp, 0);
   svi_lcp_info li;
-  int st = svi_impact_lemke(s, 0, s->q, NULL, NULL, NULL, &o, s->z, &li);
-  info->lcps++;
-  if (st < 0) {
-    info->lcp_rejects += st == SVI_ERR_RESIDUAL;
-    return st;
-  }
+  int retries = 0, rejects = 0;
+  int st = svi_ap_lemke(s, &o, retry_key, &li, &retries, &rejects);
+  info->lcps += 1 + retries;
+  info->step_retries += retries;
+  info->lcp_rejects += rejects;
+  if (st < 0) return st;
   if (st == SVI_OK_REGULARIZED) info->regularized++;
   info->residual = fmax(info->residual, li.residual);
   for (int i = 0; i < nb; i++) s->Lam[i] += s->z[i];
@@ -308,7 +330,8 @@ static int run_attempt(svi_impact* s, const svi_routh_config* cfg, const svi_sob
   info->finish = SVI_FINISH_NONE;
   *numerical = st < 0;
   if (colliding || st < 0) {
-    int st2 = finish_ap ? finish_with_ap(s, cfg, info) : SVI_ERR_MAXITER;
+    uint64_t key = svi_rng_u64(dr->seed, STREAM_RETRY_AP, dr->k * SAMPLE_ATTEMPTS + (uint64_t)dr->attempt);
+    int st2 = finish_ap ? finish_with_ap(s, cfg, key, info) : SVI_ERR_MAXITER;
     info->finish = (finish_ap && st2 == SVI_OK) ? SVI_FINISH_AP : SVI_FINISH_FAIL;
     if (finish_ap && st2 < 0) *numerical = 1;
   }
