@@ -155,7 +155,9 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
  * contacts, then about 4 000 per step) or solves each pattern at the step (about 28 000 per
  * step).  The first pays from about five samples of one event on (Algorithms 1 and 2, the tools:
  * the default); a host that draws one sample per event (the plugin inside mj_step) sets on = 1.
- * Both give the same set of outcomes; the values may differ in the last bits. */
+ * Both give the same set of outcomes; the values may differ in the last bits.  Setting on = 1
+ * frees the maps' arrays (about 1.5 MB when nc_max >= 3), on = 0 allocates them again (if that
+ * fails, steps keep being solved at the step); not meant for the per-step path. */
 void svi_impact_set_step_solve(svi_impact* s, int on);
 
 int    svi_impact_nv(const svi_impact* s);

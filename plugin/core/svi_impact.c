@@ -75,6 +75,52 @@ static size_t carve(svi_impact* s, double* block) {
   return used;
 }
 
+/* The arrays of the per-event pattern maps (planar, up to 3 contacts: 343 patterns of 2 x 6 x 9
+ * doubles and their feasibility rows, about 1.5 MB at nc_max >= 3), allocated while the maps may
+ * be used (not under svi_impact_set_step_solve).  patterns_alloc returns 0 (nothing allocated)
+ * if memory runs out. */
+static void patterns_free(svi_impact* s) {
+  void* p[] = {s->pattern_map, s->pattern_ok, s->pattern_row0, s->pattern_F, s->pattern_tau,
+               s->pattern_hits, s->pattern_first, s->pattern_tau1, s->pattern_pass, s->pattern_idx,
+               s->pattern_blk0, s->pattern_blk, s->pattern_h, s->pattern_frow};
+  for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) free(p[i]);
+  s->pattern_map = NULL; s->pattern_ok = NULL; s->pattern_row0 = NULL; s->pattern_F = NULL;
+  s->pattern_tau = NULL; s->pattern_hits = NULL; s->pattern_first = NULL; s->pattern_tau1 = NULL;
+  s->pattern_pass = NULL; s->pattern_idx = NULL; s->pattern_blk0 = NULL; s->pattern_blk = NULL;
+  s->pattern_h = NULL; s->pattern_frow = NULL;
+  s->pattern_cap = 0;
+  s->n_patterns = 0;
+}
+
+static int patterns_alloc(svi_impact* s) {
+  int pc = s->nc_max < 3 ? s->nc_max : 3, np = 1;
+  for (int i = 0; i < pc; i++) np *= 7;
+  int npad = (np + 3) & ~3;
+  s->pattern_map = malloc(sizeof(double) * (size_t)np * 2 * (2 * pc) * (3 * pc));
+  s->pattern_ok = malloc((size_t)np);
+  /* at most 8 rows per contact: 4 sign conditions, 4 consistency rows of a singular pattern */
+  s->pattern_row0 = malloc(sizeof(int) * (size_t)(np + 1));
+  s->pattern_F = malloc(sizeof(double) * (size_t)np * 8 * pc * 3 * pc);
+  s->pattern_tau = malloc(sizeof(double) * (size_t)np * 8 * pc);
+  s->pattern_hits = malloc(sizeof(int) * (size_t)np * 8 * pc);
+  s->pattern_first = malloc(sizeof(double) * (size_t)npad * 2 * 3 * pc);
+  s->pattern_tau1 = malloc(sizeof(double) * (size_t)npad * 2);
+  s->pattern_pass = malloc(sizeof(int) * (size_t)npad * 2);
+  s->pattern_idx = malloc(sizeof(int) * (size_t)(npad + 4));
+  s->pattern_blk0 = malloc(sizeof(int) * (size_t)(np + 1));
+  s->pattern_blk = malloc(sizeof(double) * (size_t)np * 2 * pc * (4 * 3 * pc + 4));
+  s->pattern_h = malloc(sizeof(double) * (size_t)npad * 2);
+  s->pattern_frow = malloc(sizeof(int) * (size_t)npad * 2);
+  if (!s->pattern_map || !s->pattern_ok || !s->pattern_row0 || !s->pattern_F || !s->pattern_tau ||
+      !s->pattern_hits || !s->pattern_first || !s->pattern_tau1 || !s->pattern_pass ||
+      !s->pattern_idx || !s->pattern_blk0 || !s->pattern_blk || !s->pattern_h || !s->pattern_frow) {
+    patterns_free(s);
+    return 0;
+  }
+  s->pattern_cap = np;
+  return 1;
+}
+
 svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
   if (nv_max <= 0 || nc_max <= 0 || nt_max <= 0 || nt_max > 2) return NULL;
   svi_impact* s = calloc(1, sizeof(*s));
@@ -94,31 +140,11 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
   }
   carve(s, block);
   s->order = malloc(sizeof(int) * (size_t)(nc_max * (3 + 2 * nt_max)));
-  /* precomputed mode maps for planar problems of up to 3 contacts: 343 x 2 x 6 x 9 doubles */
-  int pc = nc_max < 3 ? nc_max : 3, np = 1;
-  for (int i = 0; i < pc; i++) np *= 7;
-  s->pattern_cap = np;
-  s->pattern_map = malloc(sizeof(double) * (size_t)np * 2 * (2 * pc) * (3 * pc));
-  s->pattern_ok = malloc((size_t)np);
-  /* at most 8 rows per contact: 4 sign conditions, 4 consistency rows of a singular pattern */
-  s->pattern_row0 = malloc(sizeof(int) * (size_t)(np + 1));
-  s->pattern_F = malloc(sizeof(double) * (size_t)np * 8 * pc * 3 * pc);
-  s->pattern_tau = malloc(sizeof(double) * (size_t)np * 8 * pc);
-  s->pattern_hits = malloc(sizeof(int) * (size_t)np * 8 * pc);
-  int npad = (np + 3) & ~3;
-  s->pattern_first = malloc(sizeof(double) * (size_t)npad * 2 * 3 * pc);
-  s->pattern_tau1 = malloc(sizeof(double) * (size_t)npad * 2);
-  s->pattern_pass = malloc(sizeof(int) * (size_t)npad * 2);
-  s->pattern_idx = malloc(sizeof(int) * (size_t)(npad + 4));
-  s->pattern_blk0 = malloc(sizeof(int) * (size_t)(np + 1));
-
-  s->pattern_blk = malloc(sizeof(double) * (size_t)np * 2 * pc * (4 * 3 * pc + 4));
+  patterns_alloc(s);
   int nrt = nc_max * (3 + 2 * nt_max);
   if (nrt > SVI_AT_NMAX) nrt = SVI_AT_NMAX;
   s->At_routh = malloc(sizeof(double) * (size_t)nrt * nrt);
   s->At_ap = malloc(sizeof(double) * (size_t)nrt * nrt);
-  s->pattern_h = malloc(sizeof(double) * (size_t)npad * 2);
-  s->pattern_frow = malloc(sizeof(int) * (size_t)npad * 2);
   {   /* per-pattern velocity bounds of the directly solved enumerations, up to 4 contacts */
     int sc = nc_max < 4 ? nc_max : 4;
     s->sm_c = malloc(sizeof(double) * (size_t)sc * 19 * 3 * sc * 3);
@@ -132,10 +158,7 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
     s->sm_xf = malloc(sizeof(double) * (size_t)sc * 19 * 3);
     if (!s->smode || !s->sm_wd || !s->sm_vf || !s->sm_xf) { svi_impact_destroy(s); return NULL; }
   }
-  if (!s->order || !s->pattern_map || !s->pattern_ok || !s->pattern_row0 || !s->pattern_F ||
-      !s->pattern_tau || !s->pattern_hits || !s->pattern_first || !s->pattern_tau1 || !s->pattern_pass || !s->pattern_idx || !s->pattern_blk0 ||
-      !s->pattern_blk || !s->At_routh || !s->At_ap || !s->pattern_h ||
-      !s->pattern_frow) {
+  if (!s->order || !s->pattern_map || !s->At_routh || !s->At_ap) {
     svi_impact_destroy(s);
     return NULL;
   }
@@ -151,23 +174,10 @@ void svi_impact_destroy(svi_impact* s) {
   free(s->sm_wd);
   free(s->sm_vf);
   free(s->sm_xf);
-  free(s->pattern_map);
-  free(s->pattern_ok);
-  free(s->pattern_row0);
-  free(s->pattern_F);
-  free(s->pattern_tau);
-  free(s->pattern_hits);
-  free(s->pattern_first);
-  free(s->pattern_tau1);
-  free(s->pattern_pass);
-  free(s->pattern_idx);
-  free(s->pattern_blk0);
+  patterns_free(s);
 
-  free(s->pattern_blk);
   free(s->At_routh);
   free(s->At_ap);
-  free(s->pattern_h);
-  free(s->pattern_frow);
   svi_lcp_work_destroy(s->lcp);
   svi_lr_destroy(s->lr);
   free(s);
@@ -178,7 +188,10 @@ void svi_impact_set_solver(svi_impact* s, svi_solver solver) {
 }
 
 void svi_impact_set_step_solve(svi_impact* s, int on) {
-  if (s) s->step_solve = on != 0;
+  if (!s) return;
+  s->step_solve = on != 0;
+  if (s->step_solve) patterns_free(s);   /* the maps' memory is not kept for nothing */
+  else if (!s->pattern_map && !patterns_alloc(s)) s->step_solve = 1;   /* no memory: solve at the step */
 }
 
 static int fail(char* err, int errlen, int status, const char* msg) {
