@@ -156,6 +156,9 @@ int svi_lcp_lemke_prepared(svi_lcp_work* w, int n, const svi_lcp_prepared* P, co
                            const double* d, const int* order, const double* sign,
                            const svi_lcp_options* opt, double* z, svi_lcp_info* info);
 
+/* min over a_i > tol of x_i / a_i, INFINITY if none (svi_lcp.c; both Lemke solvers' ratio test) */
+double svi_kern_min_ratio(int n, const double* restrict x, const double* restrict a, double tol);
+
 /* The violation of one complementary pair a _|_ b, max(|min(a, b)|, -a, -b), over b's rounding
  * interval [b - e, b + e]: the value at its worse end; INFINITY if anything is NaN.  Inline
  * comparisons (libm's fmin and fmax are calls). */

@@ -12,11 +12,10 @@ int svi_law_simultaneous(svi_impact* s, const svi_lcp_options* opt, double* v_ou
   memcpy(s->q, s->u0, sizeof(double) * nb);
   memset(s->q + nb, 0, sizeof(double) * s->nc);
   svi_lcp_options o = svi_impact_lcp_options(s, opt, 0);
-  svi_lcp_info local;
   int retries, rejects;
   /* the plain Lemke path; if its solution fails the residual, a few perturbed paths (fixed
    * draws: the law stays deterministic) */
-  int st = svi_ap_lemke(s, &o, 0x53494d554cULL, info ? info : &local, &retries, &rejects);
+  int st = svi_ap_lemke(s, &o, 0x53494d554cULL, info, &retries, &rejects);
   memcpy(v_out, s->v0, sizeof(double) * s->nv);
   memset(s->Lam, 0, sizeof(double) * nb);
   if (st >= 0) {

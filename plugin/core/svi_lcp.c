@@ -335,11 +335,10 @@ static void pfi_pivot(svi_lcp_work* w, int n, int r) {
   w->xb[r] = theta;
 }
 
-/* ratio_test on (xb, col), the same rule; rows of B^-1 by BTRAN only for tied rows, the running
- * best's row kept */
-/* min over a_i > tol of x_i / a_i (INFINITY if none), one pass the compiler vectorises */
-SVI_SIMD static double kern_min_ratio(int n, const double* restrict x, const double* restrict a,
-                                      double tol) {
+/* min over a_i > tol of x_i / a_i (INFINITY if none), one pass the compiler vectorises; the
+ * ratio tests of both Lemke solvers (here and svi_lowrank.c) */
+SVI_SIMD double svi_kern_min_ratio(int n, const double* restrict x, const double* restrict a,
+                                   double tol) {
   double best = INFINITY;
   for (int i = 0; i < n; i++) {
     double t = a[i] > tol ? x[i] / a[i] : INFINITY;
@@ -348,10 +347,12 @@ SVI_SIMD static double kern_min_ratio(int n, const double* restrict x, const dou
   return best;
 }
 
+/* ratio_test on (xb, col), the same rule; rows of B^-1 by BTRAN only for tied rows, the running
+ * best's row kept */
 static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturbation* pt) {
   const int z0 = 2 * n;
   const double *a = w->col, *x = w->xb;
-  double best = kern_min_ratio(n, x, a, piv_tol);
+  double best = svi_kern_min_ratio(n, x, a, piv_tol);
   if (best == INFINITY) return -1;
   double tie = 1e-11 * (1 + fabs(best)), lim = best + tie;
   int r = -1, have_r = 0;

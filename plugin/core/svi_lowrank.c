@@ -517,21 +517,10 @@ static void binv_column(svi_lr* w, int corig, const int* cand, int ncand, double
 
 /* Ratio test with the dense solver's lexicographic rule.  Returns the leaving slot, n for z0,
  * -1 for a ray. */
-/* min over a_j > tol of x_j / a_j (INFINITY if none) */
-SVI_SIMD static double kern_min_ratio(int n, const double* restrict x, const double* restrict a,
-                                      double tol) {
-  double best = INFINITY;
-  for (int j = 0; j < n; j++) {
-    double t = a[j] > tol ? x[j] / a[j] : INFINITY;
-    best = t < best ? t : best;
-  }
-  return best;
-}
-
 static int ratio_test(svi_lr* w, double z0dir, double piv_tol, const lr_pert* pt) {
   int n = w->n;
   const double* dir = w->dir;
-  double best = kern_min_ratio(n, w->x, dir, piv_tol);
+  double best = svi_kern_min_ratio(n, w->x, dir, piv_tol);
   int z0_cand = 0;
   if (z0dir > piv_tol) {
     double t = w->x[n] / z0dir;

@@ -129,7 +129,8 @@ int svi_routh_step(svi_impact* s, const double* v, const double* lmax, const dou
  * residual (or a ray) is re-solved with random covering vectors and signed lexicographic
  * perturbations drawn from key (STEP_RETRIES more at most), as a Routh step is.  On piles of
  * redundant contacts the plain path can end on a basis that fails the residual where another
- * passes.  *retries: the extra solves, *rejects: the solutions the residual rejected. */
+ * passes.  li may be NULL.  *retries: the extra solves, *rejects: the solutions the residual
+ * rejected. */
 int svi_ap_lemke(svi_impact* s, const svi_lcp_options* o, uint64_t key, svi_lcp_info* li,
                  int* retries, int* rejects) {
   int st = svi_impact_lemke(s, 0, s->q, NULL, NULL, NULL, o, s->z, li);
@@ -244,7 +245,6 @@ static int solve_step(svi_impact* s, const svi_routh_config* cfg, const draws* d
   if (dr->rule == SVI_BRANCH_ENUMERATE) {
     st = step_enumerate(s, s->q, uniform_keyed(dr->key_branch, bidx), tol, s->lam, li);
     if (st >= 0) return st;
-    s->u_next_ok = 0;
   }
   svi_lcp_options o = svi_impact_lcp_options(s, &cfg->lcp, 1);
   if (dr->rule != SVI_BRANCH_ENUMERATE) {
