@@ -143,8 +143,8 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
   patterns_alloc(s);
   int nrt = nc_max * (3 + 2 * nt_max);
   if (nrt > SVI_AT_NMAX) nrt = SVI_AT_NMAX;
-  s->At_routh = malloc(sizeof(double) * (size_t)nrt * nrt);
-  s->At_ap = malloc(sizeof(double) * (size_t)nrt * nrt);
+  s->Ant_routh = malloc(sizeof(double) * (size_t)nrt * nrt);
+  s->Ant_ap = malloc(sizeof(double) * (size_t)nrt * nrt);
   {   /* per-pattern velocity bounds of the directly solved enumerations, up to 4 contacts */
     int sc = nc_max < 4 ? nc_max : 4;
     s->sm_c = malloc(sizeof(double) * (size_t)sc * 19 * 3 * sc * 3);
@@ -158,7 +158,7 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
     s->sm_xf = malloc(sizeof(double) * (size_t)sc * 19 * 3);
     if (!s->smode || !s->sm_wd || !s->sm_vf || !s->sm_xf) { svi_impact_destroy(s); return NULL; }
   }
-  if (!s->order || !s->pattern_map || !s->At_routh || !s->At_ap) {
+  if (!s->order || !s->pattern_map || !s->Ant_routh || !s->Ant_ap) {
     svi_impact_destroy(s);
     return NULL;
   }
@@ -176,8 +176,8 @@ void svi_impact_destroy(svi_impact* s) {
   free(s->sm_xf);
   patterns_free(s);
 
-  free(s->At_routh);
-  free(s->At_ap);
+  free(s->Ant_routh);
+  free(s->Ant_ap);
   svi_lcp_work_destroy(s->lcp);
   svi_lr_destroy(s->lr);
   free(s);
@@ -363,11 +363,11 @@ static void build_lcp_matrices(svi_impact* s) {
   }
   s->anorm_ap = norm_inf(na, s->A_ap);
   s->anorm_routh = norm_inf(nr, s->A_routh);
-  if (nr <= SVI_AT_NMAX && s->At_routh) {
+  if (nr <= SVI_AT_NMAX && s->Ant_routh) {
     for (int i = 0; i < nr; i++)
-      for (int j = 0; j < nr; j++) s->At_routh[j * nr + i] = s->A_routh[i * nr + j];
+      for (int j = 0; j < nr; j++) s->Ant_routh[j * nr + i] = -s->A_routh[i * nr + j];
     for (int i = 0; i < na; i++)
-      for (int j = 0; j < na; j++) s->At_ap[j * na + i] = s->A_ap[i * na + j];
+      for (int j = 0; j < na; j++) s->Ant_ap[j * na + i] = -s->A_ap[i * na + j];
   }
 }
 
@@ -591,6 +591,18 @@ static inline __attribute__((always_inline)) void add_w_dense(const double* W, c
   }
 }
 
+/* the same for any nb, vectorised over the rows (the same sums in the same order); a zero
+ * impulse adds nothing (most are zero: separating contacts, idle friction directions) */
+SVI_SIMD static void kern_add_w(int nb, const double* restrict W, const double* restrict lambda,
+                                double* restrict u) {
+  for (int j = 0; j < nb; j++) {
+    double l = lambda[j];
+    if (l == 0) continue;
+    const double* restrict w = W + (size_t)j * nb;
+    for (int i = 0; i < nb; i++) u[i] += w[i] * l;
+  }
+}
+
 void svi_impact_add_w(const svi_impact* s, const double* lambda, double* u) {
   int nb = s->nb, nv = s->nv;
   if (s->dense) {
@@ -598,7 +610,7 @@ void svi_impact_add_w(const svi_impact* s, const double* lambda, double* u) {
     case 6: add_w_dense(s->W, lambda, u, 6); return;     /* 2 planar contacts */
     case 9: add_w_dense(s->W, lambda, u, 9); return;     /* 3 planar contacts */
     case 10: add_w_dense(s->W, lambda, u, 10); return;   /* 2 spatial contacts */
-    default: add_w_dense(s->W, lambda, u, nb); return;
+    default: kern_add_w(nb, s->W, lambda, u); return;
     }
   }
   double dv[SVI_LR_MAX_NV] = {0};
@@ -618,6 +630,7 @@ SVI_SIMD static void kern_w_times(int nb, const double* restrict W, const double
   for (int c = 0; c < nb; c++) {
     const double* w = W + (size_t)c * nb;
     double l = lam[c];
+    if (l == 0) continue;   /* adds 0 to both */
     for (int i = 0; i < nb; i++) {
       double t = w[i] * l;
       y[i] += t;
@@ -673,7 +686,7 @@ static int dense_lemke(svi_impact* s, int routh, const double* q, const double* 
                        const double* sign, const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
   int n = routh ? s->n_routh : s->n_ap;
   svi_lcp_prepared P = {routh ? s->A_routh : s->A_ap, NULL, routh ? s->anorm_routh : s->anorm_ap, NULL, s};
-  if (n <= SVI_AT_NMAX) P.Mt = routh ? s->At_routh : s->At_ap;
+  if (n <= SVI_AT_NMAX) P.Mnt = routh ? s->Ant_routh : s->Ant_ap;
   /* the structured residual is the same quantity only in the physical units the laws pass */
   if (opt && opt->zunit == s->zunit + (routh ? 0 : s->nc) && opt->wunit == s->wunit + (routh ? 0 : s->nc))
     P.residual = routh ? residual_routh : residual_ap;

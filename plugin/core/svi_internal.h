@@ -47,7 +47,7 @@ struct svi_impact {
   double* u0;     /* nb: Jbar v0 */
   double* A_ap;   /* n_ap^2, eq. (31)-(33) */
   double* A_routh;/* n_routh^2, eq. (75b); valid iff dense */
-  double *At_routh, *At_ap;   /* their transposes when n <= SVI_AT_NMAX (the revised Lemke) */
+  double *Ant_routh, *Ant_ap; /* -A^T (columns of -A contiguous) when n <= SVI_AT_NMAX: the revised Lemke */
   int     dense;    /* W, A_ap, A_routh are built for this problem */
   int     lowrank;  /* the LCPs are solved by svi_lr_lemke (no n x n matrix) */
   svi_solver solver;/* requested at create (svi_impact_set_solver), resolved at setup */
@@ -147,7 +147,7 @@ double svi_lr_residual(const svi_impact* s, int routh, const double* q, const do
  * svi_lcp_residual_units (the same quantity, computed from the problem's structure). */
 typedef struct {
   const double* M;       /* n x n row-major */
-  const double* Mt;      /* its transpose, or NULL */
+  const double* Mnt;     /* -M^T (the columns of -M, contiguous), or NULL */
   double        mnorm;   /* |M|_inf */
   double (*residual)(const void* ctx, const double* q, const double* z);   /* or NULL */
   const void*   ctx;
@@ -156,8 +156,12 @@ int svi_lcp_lemke_prepared(svi_lcp_work* w, int n, const svi_lcp_prepared* P, co
                            const double* d, const int* order, const double* sign,
                            const svi_lcp_options* opt, double* z, svi_lcp_info* info);
 
-/* min over a_i > tol of x_i / a_i, INFINITY if none (svi_lcp.c; both Lemke solvers' ratio test) */
-double svi_kern_min_ratio(int n, const double* restrict x, const double* restrict a, double tol);
+/* Both Lemke solvers' ratio test (svi_lcp.c): min over a_i > tol of x_i / a_i (INFINITY if
+ * none), and the rows with a_i > tol and x_i <= lim a_i into cand (their count), in order.
+ * AVX2 where the CPU has it (svi_have_avx2), the same bits either way. */
+double svi_kern_min_ratio(int n, const double* x, const double* a, double tol);
+int    svi_kern_ratio_ties(int n, const double* x, const double* a, double tol, double lim, int* cand);
+int    svi_have_avx2(void);
 
 /* The violation of one complementary pair a _|_ b, max(|min(a, b)|, -a, -b), over b's rounding
  * interval [b - e, b + e]: the value at its worse end; INFINITY if anything is NaN.  Inline
@@ -181,7 +185,19 @@ static inline double svi_pair_residual(double a, double b, double e) {
 /* svi_rng_u64(seed, stream, index) = svi_rng_keyed(svi_rng_key(seed, stream), index): the key of a
  * stream computed once for many draws */
 uint64_t svi_rng_key(uint64_t seed, uint64_t stream);
-uint64_t svi_rng_keyed(uint64_t key, uint64_t index);
+/* SplitMix64 finaliser (Steele, Lea & Flood 2014): a bijective 64-bit mixer.  Inline, with
+ * svi_rng_keyed: a Lemke step draws two per LCP row. */
+static inline uint64_t svi_rng_mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+static inline uint64_t svi_rng_keyed(uint64_t key, uint64_t index) {
+  return svi_rng_mix64(key ^ svi_rng_mix64(index + 0x632be59bd9b4e019ULL));
+}
 
 /* y = A x, A r x c row-major */
 void svi_matvec(int r, int c, const double* A, const double* x, double* y);

@@ -31,6 +31,7 @@ struct svi_lcp_work {
   double* xb;      /* pfi_n: basic values */
   double* col;     /* pfi_n: the entering column */
   double* lexrow;  /* 2 x pfi_n: rows of B^-1 for the lexicographic test */
+  int*    cand;    /* pfi_n: the rows that tie in the ratio test */
   int     neta, use_pfi;
   const svi_lcp_prepared* prep;   /* of the current solve */
   double* T;       /* nmax x (2 nmax + 2) tableau */
@@ -69,8 +70,9 @@ svi_lcp_work* svi_lcp_work_create(int nmax) {
   w->xb = malloc(sizeof(double) * pn);
   w->col = malloc(sizeof(double) * pn);
   w->lexrow = malloc(sizeof(double) * 2 * pn);
+  w->cand = malloc(sizeof(int) * pn);
   if (!w->T || !w->Mreg || !w->basis || !w->scratch || !w->nz || !w->eta || !w->eta_row || !w->xb ||
-      !w->col || !w->lexrow) {
+      !w->col || !w->lexrow || !w->cand) {
     svi_lcp_work_destroy(w);
     return NULL;
   }
@@ -89,6 +91,7 @@ void svi_lcp_work_destroy(svi_lcp_work* w) {
   free(w->xb);
   free(w->col);
   free(w->lexrow);
+  free(w->cand);
   free(w);
 }
 
@@ -300,9 +303,33 @@ static int lemke_path(svi_lcp_work* w, int n, const double* M, const double* q, 
 
 /* ---- the same path in revised (product) form -------------------------------------------- */
 
-/* x <- B^-1 x: the eta matrices in order (x_r /= eta_r, then x_i -= eta_i x_r) */
+/* x <- B^-1 x: the eta matrices in order (x_r /= eta_r, then x_i -= eta_i x_r), two at a time:
+ * x_i - e1_i x_r1 - e2_i x_r2 in that order is the same sum as one eta after the other, with
+ * x_r2 taken after the first (one pass over x instead of two) */
 SVI_SIMD static void pfi_ftran(const svi_lcp_work* w, int n, double* restrict x) {
-  for (int t = 0; t < w->neta; t++) {
+  int t = 0, ne = w->neta;
+  for (; t + 1 < ne; t += 2) {
+    int r1 = w->eta_row[t], r2 = w->eta_row[t + 1];
+    const double* restrict e1 = w->eta + (size_t)t * n;
+    const double* restrict e2 = e1 + n;
+    double x1 = x[r1] / e1[r1];
+    double y2 = r2 == r1 ? x1 : x1 != 0 ? x[r2] - e1[r2] * x1 : x[r2];
+    double x2 = y2 / e2[r2];
+    if (x1 != 0 && x2 != 0) {
+      for (int i = 0; i < n; i++) x[i] = x[i] - e1[i] * x1 - e2[i] * x2;
+      x[r1] = r1 == r2 ? x1 : x1 - e2[r1] * x2;
+    } else if (x1 != 0) {
+      for (int i = 0; i < n; i++) x[i] -= e1[i] * x1;
+      x[r1] = x1;
+    } else if (x2 != 0) {
+      x[r1] = x1;
+      for (int i = 0; i < n; i++) x[i] -= e2[i] * x2;
+    } else {
+      x[r1] = x1;
+    }
+    x[r2] = x2;
+  }
+  if (t < ne) {
     int r = w->eta_row[t];
     const double* restrict e = w->eta + (size_t)t * n;
     double xr = x[r] / e[r];
@@ -312,15 +339,25 @@ SVI_SIMD static void pfi_ftran(const svi_lcp_work* w, int n, double* restrict x)
   }
 }
 
-/* y <- row r0 of B^-1 (y^T = e_r0^T E_k^-1 ... E_1^-1): only component r_t changes at eta t */
-static void pfi_btran_row(const svi_lcp_work* w, int n, int r0, double* y) {
+/* y <- row r0 of B^-1 (y^T = e_r0^T E_k^-1 ... E_1^-1): only component r_t changes at eta t.
+ * The dot products in four interleaved partial sums (then (s0 + s1) + (s2 + s3)): an order the
+ * AVX2 clone vectorises and the default clone repeats, so both return the same bits. */
+SVI_SIMD static void pfi_btran_row(const svi_lcp_work* w, int n, int r0, double* restrict y) {
   memset(y, 0, sizeof(double) * n);
   y[r0] = 1.0;
   for (int t = w->neta - 1; t >= 0; t--) {
     int r = w->eta_row[t];
-    const double* e = w->eta + (size_t)t * n;
-    double dot = 0;
-    for (int i = 0; i < n; i++) dot += y[i] * e[i];
+    const double* restrict e = w->eta + (size_t)t * n;
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+      s0 += y[i] * e[i];
+      s1 += y[i + 1] * e[i + 1];
+      s2 += y[i + 2] * e[i + 2];
+      s3 += y[i + 3] * e[i + 3];
+    }
+    for (; i < n; i++) s0 += y[i] * e[i];
+    double dot = (s0 + s1) + (s2 + s3);
     y[r] = (y[r] - (dot - y[r] * e[r])) / e[r];
   }
 }
@@ -335,16 +372,89 @@ static void pfi_pivot(svi_lcp_work* w, int n, int r) {
   w->xb[r] = theta;
 }
 
-/* min over a_i > tol of x_i / a_i (INFINITY if none), one pass the compiler vectorises; the
- * ratio tests of both Lemke solvers (here and svi_lowrank.c) */
-SVI_SIMD double svi_kern_min_ratio(int n, const double* restrict x, const double* restrict a,
-                                   double tol) {
+/* ---- the ratio test's two passes, shared with svi_lowrank.c ------------------------------
+ * min over a_i > tol of x_i / a_i (INFINITY if none), then the rows with a_i > tol and
+ * x_i <= lim a_i, in increasing order.  An AVX2 twin (compare + movemask, as the mode rows of
+ * svi_modes.c) and a scalar one; a minimum and a set do not depend on the order they are taken
+ * in, so both return the same bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(SVI_NO_MULTIVERSION)
+#include <immintrin.h>
+#define SVI_HAVE_AVX2 1
+
+__attribute__((target("avx2"))) static double min_ratio_avx2(int n, const double* x, const double* a,
+                                                            double tol) {
+  __m256d vt = _mm256_set1_pd(tol), one = _mm256_set1_pd(1.0), inf = _mm256_set1_pd(INFINITY);
+  __m256d vb = inf;
+  int i = 0;
+  for (; i + 4 <= n; i += 4) {
+    __m256d va = _mm256_loadu_pd(a + i);
+    __m256d ok = _mm256_cmp_pd(va, vt, _CMP_GT_OQ);
+    __m256d t = _mm256_div_pd(_mm256_loadu_pd(x + i), _mm256_blendv_pd(one, va, ok));
+    vb = _mm256_min_pd(_mm256_blendv_pd(inf, t, ok), vb);
+  }
+  double b4[4], best = INFINITY;
+  _mm256_storeu_pd(b4, vb);
+  for (int k = 0; k < 4; k++) best = b4[k] < best ? b4[k] : best;
+  for (; i < n; i++) {
+    double t = a[i] > tol ? x[i] / a[i] : INFINITY;
+    best = t < best ? t : best;
+  }
+  return best;
+}
+
+__attribute__((target("avx2"))) static int ratio_ties_avx2(int n, const double* x, const double* a,
+                                                          double tol, double lim, int* cand) {
+  static const signed char pos[16][4] = {{0}, {0}, {1}, {0, 1}, {2}, {0, 2}, {1, 2}, {0, 1, 2}, {3}, {0, 3},
+                                         {1, 3}, {0, 1, 3}, {2, 3}, {0, 2, 3}, {1, 2, 3}, {0, 1, 2, 3}};
+  __m256d vt = _mm256_set1_pd(tol), vl = _mm256_set1_pd(lim);
+  int nc = 0, i = 0;
+  for (; i + 4 <= n; i += 4) {
+    __m256d va = _mm256_loadu_pd(a + i);
+    __m256d ok = _mm256_and_pd(_mm256_cmp_pd(va, vt, _CMP_GT_OQ),
+                               _mm256_cmp_pd(_mm256_loadu_pd(x + i), _mm256_mul_pd(vl, va), _CMP_LE_OQ));
+    int m = _mm256_movemask_pd(ok);
+    if (!m) continue;
+    for (int k = 0; k < 4; k++) cand[nc + k] = i + pos[m][k];
+    nc += __builtin_popcount((unsigned)m);
+  }
+  for (; i < n; i++) if (a[i] > tol && x[i] <= lim * a[i]) cand[nc++] = i;
+  return nc;
+}
+
+static int have_avx2(void) {
+  static int known = -1;
+  if (known < 0) known = __builtin_cpu_supports("avx2") ? 1 : 0;
+  return known;
+}
+#endif
+
+int svi_have_avx2(void) {
+#ifdef SVI_HAVE_AVX2
+  return have_avx2();
+#else
+  return 0;
+#endif
+}
+
+double svi_kern_min_ratio(int n, const double* x, const double* a, double tol) {
+#ifdef SVI_HAVE_AVX2
+  if (have_avx2()) return min_ratio_avx2(n, x, a, tol);
+#endif
   double best = INFINITY;
   for (int i = 0; i < n; i++) {
     double t = a[i] > tol ? x[i] / a[i] : INFINITY;
     best = t < best ? t : best;
   }
   return best;
+}
+
+int svi_kern_ratio_ties(int n, const double* x, const double* a, double tol, double lim, int* cand) {
+#ifdef SVI_HAVE_AVX2
+  if (have_avx2()) return ratio_ties_avx2(n, x, a, tol, lim, cand);
+#endif
+  int nc = 0;
+  for (int i = 0; i < n; i++) if (a[i] > tol && x[i] <= lim * a[i]) cand[nc++] = i;
+  return nc;
 }
 
 /* ratio_test on (xb, col), the same rule; rows of B^-1 by BTRAN only for tied rows, the running
@@ -355,10 +465,11 @@ static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturba
   double best = svi_kern_min_ratio(n, x, a, piv_tol);
   if (best == INFINITY) return -1;
   double tie = 1e-11 * (1 + fabs(best)), lim = best + tie;
-  int r = -1, have_r = 0;
+  int r = -1, have_r = 0, *cand = w->cand, ncand = svi_kern_ratio_ties(n, x, a, piv_tol, lim, cand);
+  if (ncand == 1) return cand[0];
   double ar = 0, *rr = w->lexrow, *ri = w->lexrow + n;
-  for (int i = 0; i < n; i++) {
-    if (!(a[i] > piv_tol) || x[i] > lim * a[i]) continue;
+  for (int m = 0; m < ncand; m++) {
+    int i = cand[m];
     if (w->basis[i] == z0) return i;
     if (r < 0) { r = i; ar = a[i]; continue; }
     /* lexico_cmp of rows i and r of B^-1 scaled by 1/a */
@@ -385,8 +496,8 @@ static void pfi_entering(svi_lcp_work* w, int n, const double* M, const double* 
   double* a = w->col;
   if (v < n) { memset(a, 0, sizeof(double) * n); a[v] = 1.0; }
   else if (v < 2 * n) {
-    const double* Mt = w->prep ? w->prep->Mt : NULL;
-    if (Mt && M == w->prep->M) for (int i = 0; i < n; i++) a[i] = -Mt[(v - n) * n + i];
+    const double* Mnt = w->prep ? w->prep->Mnt : NULL;
+    if (Mnt && M == w->prep->M) memcpy(a, Mnt + (size_t)(v - n) * n, sizeof(double) * n);
     else for (int i = 0; i < n; i++) a[i] = -M[i * n + (v - n)];
   }
   else for (int i = 0; i < n; i++) a[i] = d ? -d[i] : -1.0;

@@ -530,11 +530,7 @@ static int ratio_test(svi_lr* w, double z0dir, double piv_tol, const lr_pert* pt
   double tie = 1e-11 * (1 + fabs(best));
   if (z0dir > piv_tol && w->x[n] / z0dir <= best + tie) z0_cand = 1;
   if (z0_cand) return n;
-  int nc = 0;
-  for (int j = 0; j < n; j++) {
-    double a = dir[j];
-    if (a > piv_tol && w->x[j] <= (best + tie) * a) w->cand[nc++] = j;
-  }
+  int nc = svi_kern_ratio_ties(n, w->x, dir, piv_tol, best + tie, w->cand);
   if (nc == 1) return w->cand[0];
   /* the dense solver scans candidates in tableau row order */
   for (int a = 1; a < nc; a++)

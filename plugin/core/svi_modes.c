@@ -1023,9 +1023,7 @@ __attribute__((target("avx2"))) static int feasible_avx2(const svi_impact* s, co
 
 static int have_avx2(void) {
 #ifdef SVI_HAVE_AVX2_KERNEL
-  static int known = -1;
-  if (known < 0) known = __builtin_cpu_supports("avx2") ? 1 : 0;
-  return known;
+  return svi_have_avx2();
 #else
   return 0;
 #endif

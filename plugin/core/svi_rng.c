@@ -7,22 +7,8 @@
 
 #include "svi_internal.h"
 
-/* SplitMix64 finaliser (Steele, Lea & Flood 2014): a bijective 64-bit mixer. */
-static uint64_t mix64(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
-
 uint64_t svi_rng_key(uint64_t seed, uint64_t stream) {
-  return mix64(seed + 0x9e3779b97f4a7c15ULL * (stream + 1));
-}
-
-uint64_t svi_rng_keyed(uint64_t key, uint64_t index) {
-  return mix64(key ^ mix64(index + 0x632be59bd9b4e019ULL));
+  return svi_rng_mix64(seed + 0x9e3779b97f4a7c15ULL * (stream + 1));
 }
 
 uint64_t svi_rng_u64(uint64_t seed, uint64_t stream, uint64_t index) {
