@@ -1021,13 +1021,6 @@ __attribute__((target("avx2"))) static int feasible_avx2(const svi_impact* s, co
 }
 #endif
 
-static int have_avx2(void) {
-#ifdef SVI_HAVE_AVX2_KERNEL
-  return svi_have_avx2();
-#else
-  return 0;
-#endif
-}
 
 /* put row r of pattern p in packed slot k (0 or 1); r < 0: a row that never rejects */
 static void set_packed_row(svi_impact* s, int k, int p, int r, int ng) {
@@ -1082,7 +1075,7 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
   long long st = ++s->pattern_steps;
   int learning = st <= PATTERN_LEARN_STEPS;   /* the packed rows are still being chosen */
 #ifdef SVI_HAVE_AVX2_KERNEL
-  if (!learning && have_avx2()) na = feasible_avx2(s, g, ng);   /* every row checked */
+  if (!learning && svi_have_avx2()) na = feasible_avx2(s, g, ng);   /* every row checked */
   else
 #endif
   {
@@ -1093,7 +1086,7 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
   double dtol = 1e-7 * (s->vscale > 1e-12 ? s->vscale : 1e-12);
   int blocks = 0;
 #ifdef SVI_HAVE_AVX2_KERNEL
-  blocks = !learning && have_avx2();
+  blocks = !learning && svi_have_avx2();
 #endif
   for (int k = 0; k < na; k++) {
     int p = idx[k];

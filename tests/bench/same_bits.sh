@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The AVX2 kernels and their scalar twins return the same bits (docs/theory.md 4.4, 5.3): every
+# example under every branch rule gives the same hash of its v+ from BUILD_A's svi-bench (the
+# AVX2 clones on a CPU that has them) and BUILD_B's (built with -DSVI_NO_MULTIVERSION).
+# Usage: tests/bench/same_bits.sh BUILD_A BUILD_B [SAMPLES]
+set -euo pipefail
+A=$1 B=$2 K=${3:-3000}
+status=0
+for ex in rocking_block box_wall compass_gait disk_stack ramone zeno_block; do
+  for rule in auto lemke random enumerate; do
+    a=$("$A/svi-bench" --one "$ex" "$rule" "$K")
+    b=$("$B/svi-bench" --one "$ex" "$rule" "$K")
+    if [ "$a" != "$b" ]; then
+      echo "DIFFERENT: $ex $rule"; echo "  $A: $a"; echo "  $B: $b"; status=1
+    fi
+  done
+done
+[ $status -eq 0 ] && echo "same bits: 6 examples x 4 rules, $K samples each ($A vs $B)"
+exit $status
