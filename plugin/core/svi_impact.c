@@ -591,13 +591,13 @@ static inline __attribute__((always_inline)) void add_w_dense(const double* W, c
   }
 }
 
-/* the same for any nb, vectorised over the rows (the same sums in the same order); a zero
- * impulse adds nothing (most are zero: separating contacts, idle friction directions) */
+/* the same for any nb, vectorised over the rows (the same sums in the same order).  Zero
+ * impulses are not skipped: which are zero is data, and a mispredicted branch costs more than
+ * the column's few vector operations. */
 SVI_SIMD static void kern_add_w(int nb, const double* restrict W, const double* restrict lambda,
                                 double* restrict u) {
   for (int j = 0; j < nb; j++) {
     double l = lambda[j];
-    if (l == 0) continue;
     const double* restrict w = W + (size_t)j * nb;
     for (int i = 0; i < nb; i++) u[i] += w[i] * l;
   }
@@ -630,7 +630,6 @@ SVI_SIMD static void kern_w_times(int nb, const double* restrict W, const double
   for (int c = 0; c < nb; c++) {
     const double* w = W + (size_t)c * nb;
     double l = lam[c];
-    if (l == 0) continue;   /* adds 0 to both */
     for (int i = 0; i < nb; i++) {
       double t = w[i] * l;
       y[i] += t;

@@ -185,6 +185,17 @@ static inline double svi_pair_residual(double a, double b, double e) {
 /* svi_rng_u64(seed, stream, index) = svi_rng_keyed(svi_rng_key(seed, stream), index): the key of a
  * stream computed once for many draws */
 uint64_t svi_rng_key(uint64_t seed, uint64_t stream);
+/* x > 0 ? x : 0 without a branch (maxsd returns its second operand unless the first is
+ * greater: +0 for -0 and for NaN, as the comparison does) */
+#if defined(__x86_64__)
+#include <emmintrin.h>
+static inline double svi_pos_part(double x) {
+  return _mm_cvtsd_f64(_mm_max_sd(_mm_set_sd(x), _mm_setzero_pd()));
+}
+#else
+static inline double svi_pos_part(double x) { return x > 0 ? x : 0; }
+#endif
+
 /* SplitMix64 finaliser (Steele, Lea & Flood 2014): a bijective 64-bit mixer.  Inline, with
  * svi_rng_keyed: a Lemke step draws two per LCP row. */
 static inline uint64_t svi_rng_mix64(uint64_t x) {

@@ -313,20 +313,11 @@ SVI_SIMD static void pfi_ftran(const svi_lcp_work* w, int n, double* restrict x)
     const double* restrict e1 = w->eta + (size_t)t * n;
     const double* restrict e2 = e1 + n;
     double x1 = x[r1] / e1[r1];
-    double y2 = r2 == r1 ? x1 : x1 != 0 ? x[r2] - e1[r2] * x1 : x[r2];
+    double y2 = r2 == r1 ? x1 : x[r2] - e1[r2] * x1;   /* x1 = 0 subtracts a zero */
     double x2 = y2 / e2[r2];
-    if (x1 != 0 && x2 != 0) {
-      for (int i = 0; i < n; i++) x[i] = x[i] - e1[i] * x1 - e2[i] * x2;
-      x[r1] = r1 == r2 ? x1 : x1 - e2[r1] * x2;
-    } else if (x1 != 0) {
-      for (int i = 0; i < n; i++) x[i] -= e1[i] * x1;
-      x[r1] = x1;
-    } else if (x2 != 0) {
-      x[r1] = x1;
-      for (int i = 0; i < n; i++) x[i] -= e2[i] * x2;
-    } else {
-      x[r1] = x1;
-    }
+    /* no branch on x1, x2 = 0 (which they are is data): a zero subtracts a zero */
+    for (int i = 0; i < n; i++) x[i] = x[i] - e1[i] * x1 - e2[i] * x2;
+    x[r1] = r1 == r2 ? x1 : x1 - e2[r1] * x2;
     x[r2] = x2;
   }
   if (t < ne) {
@@ -412,8 +403,7 @@ __attribute__((target("avx2"))) static int ratio_ties_avx2(int n, const double* 
     __m256d va = _mm256_loadu_pd(a + i);
     __m256d ok = _mm256_and_pd(_mm256_cmp_pd(va, vt, _CMP_GT_OQ),
                                _mm256_cmp_pd(_mm256_loadu_pd(x + i), _mm256_mul_pd(vl, va), _CMP_LE_OQ));
-    int m = _mm256_movemask_pd(ok);
-    if (!m) continue;
+    int m = _mm256_movemask_pd(ok);   /* no branch on m: which rows tie is data */
     for (int k = 0; k < 4; k++) cand[nc + k] = i + pos[m][k];
     nc += __builtin_popcount((unsigned)m);
   }
@@ -551,12 +541,15 @@ static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, co
     if (leaving == z0) break;
   }
   *pivots = it;
-  memset(z, 0, sizeof(double) * n);
-  for (int i = 0; i < n; i++)
-    if (basis[i] >= n && basis[i] < 2 * n) {
-      double x = w->xb[i];
-      z[basis[i] - n] = x > 0 ? x : 0;
-    }
+  /* z from the basic values without a branch on which variables are basic (a w or z0 row
+   * writes to the spare slot n) */
+  double* zs = w->scratch;   /* n + 1 */
+  memset(zs, 0, sizeof(double) * (n + 1));
+  for (int i = 0; i < n; i++) {
+    int b = basis[i] - n, isz = (unsigned)b < (unsigned)n;
+    zs[isz * b + (1 - isz) * n] = svi_pos_part(w->xb[i]);
+  }
+  memcpy(z, zs, sizeof(double) * n);
   return SVI_OK;
 }
 

@@ -97,7 +97,7 @@ static void random_branch_n(svi_impact* s, uint64_t seed, uint64_t bidx, int nr)
   for (int i = 0; i < nr; i++) {
     uint64_t x = svi_rng_keyed(k1, bidx + i);
     s->d[i] = 0.05 + 0.95 * ((double)(x >> 11) + 0.5) * 0x1.0p-53;
-    s->sign[i] = (x & 1) ? 1.0 : -1.0;
+    s->sign[i] = (double)(2 * (int)(x & 1) - 1);   /* +-1 without a branch on a random bit */
     s->order[i] = i;
   }
   for (int i = nr - 1; i > 0; i--) {
