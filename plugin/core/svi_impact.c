@@ -145,6 +145,7 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
   if (nrt > SVI_AT_NMAX) nrt = SVI_AT_NMAX;
   s->Ant_routh = malloc(sizeof(double) * (size_t)nrt * nrt);
   s->Ant_ap = malloc(sizeof(double) * (size_t)nrt * nrt);
+  s->Ant_nz = malloc(sizeof(int) * (size_t)4 * nrt);
   {   /* per-pattern velocity bounds of the directly solved enumerations, up to 4 contacts */
     int sc = nc_max < 4 ? nc_max : 4;
     s->sm_c = malloc(sizeof(double) * (size_t)sc * 19 * 3 * sc * 3);
@@ -158,7 +159,7 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
     s->sm_xf = malloc(sizeof(double) * (size_t)sc * 19 * 3);
     if (!s->smode || !s->sm_wd || !s->sm_vf || !s->sm_xf) { svi_impact_destroy(s); return NULL; }
   }
-  if (!s->order || !s->pattern_map || !s->Ant_routh || !s->Ant_ap) {
+  if (!s->order || !s->pattern_map || !s->Ant_routh || !s->Ant_ap || !s->Ant_nz) {
     svi_impact_destroy(s);
     return NULL;
   }
@@ -178,6 +179,7 @@ void svi_impact_destroy(svi_impact* s) {
 
   free(s->Ant_routh);
   free(s->Ant_ap);
+  free(s->Ant_nz);
   svi_lcp_work_destroy(s->lcp);
   svi_lr_destroy(s->lr);
   free(s);
@@ -349,6 +351,22 @@ static double norm_inf(int n, const double* A) {
   }
   return r;
 }
+/* The nonzero rows of each column of an n x n column-major matrix when it has at most two
+ * (-1 pads), else {-2, -2}: the entering columns of beta (a unit vector) and gamma (E) in the
+ * revised Lemke, whose FTRAN can start at the first eta that touches them. */
+static void sparse_columns(int n, const double* Ct, int* nz) {
+  for (int j = 0; j < n; j++) {
+    int k = 0, r[2] = {-1, -1};
+    for (int i = 0; i < n; i++)
+      if (Ct[(size_t)j * n + i] != 0) {
+        if (k < 2) r[k] = i;
+        k++;
+      }
+    nz[2 * j] = k <= 2 ? r[0] : -2;
+    nz[2 * j + 1] = k <= 2 ? r[1] : -2;
+  }
+}
+
 
 /* The LCP matrices of (31) and (75) from W, and their norms (the dense Lemke's tolerances) */
 static void build_lcp_matrices(svi_impact* s) {
@@ -368,6 +386,8 @@ static void build_lcp_matrices(svi_impact* s) {
       for (int j = 0; j < nr; j++) s->Ant_routh[j * nr + i] = -s->A_routh[i * nr + j];
     for (int i = 0; i < na; i++)
       for (int j = 0; j < na; j++) s->Ant_ap[j * na + i] = -s->A_ap[i * na + j];
+    sparse_columns(nr, s->Ant_routh, s->Ant_nz);
+    sparse_columns(na, s->Ant_ap, s->Ant_nz + 2 * nr);
   }
 }
 
@@ -684,8 +704,12 @@ static double residual_ap(const void* s, const double* q, const double* z) { ret
 static int dense_lemke(svi_impact* s, int routh, const double* q, const double* d, const int* order,
                        const double* sign, const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
   int n = routh ? s->n_routh : s->n_ap;
-  svi_lcp_prepared P = {routh ? s->A_routh : s->A_ap, NULL, routh ? s->anorm_routh : s->anorm_ap, NULL, s};
-  if (n <= SVI_AT_NMAX) P.Mnt = routh ? s->Ant_routh : s->Ant_ap;
+  svi_lcp_prepared P = {.M = routh ? s->A_routh : s->A_ap, .mnorm = routh ? s->anorm_routh : s->anorm_ap,
+                        .ctx = s};
+  if (n <= SVI_AT_NMAX) {
+    P.Mnt = routh ? s->Ant_routh : s->Ant_ap;
+    P.Mnt_nz = s->Ant_nz + (routh ? 0 : 2 * s->n_routh);
+  }
   /* the structured residual is the same quantity only in the physical units the laws pass */
   if (opt && opt->zunit == s->zunit + (routh ? 0 : s->nc) && opt->wunit == s->wunit + (routh ? 0 : s->nc))
     P.residual = routh ? residual_routh : residual_ap;

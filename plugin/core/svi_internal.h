@@ -48,6 +48,7 @@ struct svi_impact {
   double* A_ap;   /* n_ap^2, eq. (31)-(33) */
   double* A_routh;/* n_routh^2, eq. (75b); valid iff dense */
   double *Ant_routh, *Ant_ap; /* -A^T (columns of -A contiguous) when n <= SVI_AT_NMAX: the revised Lemke */
+  int* Ant_nz;                /* their columns' nonzero rows when at most 2 (svi_lcp_prepared.Mnt_nz) */
   int     dense;    /* W, A_ap, A_routh are built for this problem */
   int     lowrank;  /* the LCPs are solved by svi_lr_lemke (no n x n matrix) */
   svi_solver solver;/* requested at create (svi_impact_set_solver), resolved at setup */
@@ -148,6 +149,8 @@ double svi_lr_residual(const svi_impact* s, int routh, const double* q, const do
 typedef struct {
   const double* M;       /* n x n row-major */
   const double* Mnt;     /* -M^T (the columns of -M, contiguous), or NULL */
+  const int*    Mnt_nz;  /* per column of -M its nonzero rows when at most 2 (-1 pads), else
+                          * {-2, -2}; or NULL */
   double        mnorm;   /* |M|_inf */
   double (*residual)(const void* ctx, const double* q, const double* z);   /* or NULL */
   const void*   ctx;

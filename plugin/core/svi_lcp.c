@@ -306,8 +306,8 @@ static int lemke_path(svi_lcp_work* w, int n, const double* M, const double* q, 
 /* x <- B^-1 x: the eta matrices in order (x_r /= eta_r, then x_i -= eta_i x_r), two at a time:
  * x_i - e1_i x_r1 - e2_i x_r2 in that order is the same sum as one eta after the other, with
  * x_r2 taken after the first (one pass over x instead of two) */
-SVI_SIMD static void pfi_ftran(const svi_lcp_work* w, int n, double* restrict x) {
-  int t = 0, ne = w->neta;
+SVI_SIMD static void pfi_ftran_from(const svi_lcp_work* w, int n, double* restrict x, int t) {
+  int ne = w->neta;
   for (; t + 1 < ne; t += 2) {
     int r1 = w->eta_row[t], r2 = w->eta_row[t + 1];
     const double* restrict e1 = w->eta + (size_t)t * n;
@@ -328,6 +328,16 @@ SVI_SIMD static void pfi_ftran(const svi_lcp_work* w, int n, double* restrict x)
       for (int i = 0; i < n; i++) x[i] -= e[i] * xr;
     x[r] = xr;
   }
+}
+
+static void pfi_ftran(const svi_lcp_work* w, int n, double* x) { pfi_ftran_from(w, n, x, 0); }
+
+/* The first eta that can change x = a column with nonzeros only in rows r0, r1 (-1: none):
+ * the etas before it divide and subtract zeros. */
+static int pfi_first_touch(const svi_lcp_work* w, int r0, int r1) {
+  int t = 0;
+  while (t < w->neta && w->eta_row[t] != r0 && w->eta_row[t] != r1) t++;
+  return t;
 }
 
 /* y <- row r0 of B^-1 (y^T = e_r0^T E_k^-1 ... E_1^-1): only component r_t changes at eta t.
@@ -484,14 +494,21 @@ static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturba
 /* the column of variable v of [I | -M | -d] into w->col, then B^-1 times it */
 static void pfi_entering(svi_lcp_work* w, int n, const double* M, const double* d, int v) {
   double* a = w->col;
-  if (v < n) { memset(a, 0, sizeof(double) * n); a[v] = 1.0; }
-  else if (v < 2 * n) {
+  int t0 = 0;   /* a unit or 2-sparse column skips the etas that do not touch it */
+  if (v < n) {
+    memset(a, 0, sizeof(double) * n);
+    a[v] = 1.0;
+    t0 = pfi_first_touch(w, v, -1);
+  } else if (v < 2 * n) {
     const double* Mnt = w->prep ? w->prep->Mnt : NULL;
-    if (Mnt && M == w->prep->M) memcpy(a, Mnt + (size_t)(v - n) * n, sizeof(double) * n);
-    else for (int i = 0; i < n; i++) a[i] = -M[i * n + (v - n)];
+    if (Mnt && M == w->prep->M) {
+      memcpy(a, Mnt + (size_t)(v - n) * n, sizeof(double) * n);
+      const int* nz = w->prep->Mnt_nz ? w->prep->Mnt_nz + 2 * (v - n) : NULL;
+      if (nz && nz[0] != -2) t0 = pfi_first_touch(w, nz[0], nz[1]);
+    } else for (int i = 0; i < n; i++) a[i] = -M[i * n + (v - n)];
   }
   else for (int i = 0; i < n; i++) a[i] = d ? -d[i] : -1.0;
-  pfi_ftran(w, n, a);
+  pfi_ftran_from(w, n, a, t0);
 }
 
 /* lemke_path in revised form; SVI_ERR_CAPACITY when the eta file is full (the caller restarts on
@@ -666,7 +683,7 @@ int svi_lcp_lemke_perturbed(svi_lcp_work* w, int n, const double* M, const doubl
   int st = check_entry(w, n, M, 1, q, d, z, info);
   if (st != SVI_OK) return st;
   w->use_pfi = 0;   /* the public entry keeps the explicit tableau (the tests' oracle) */
-  svi_lcp_prepared P = {M, NULL, norm_inf_mat(n, M), NULL, NULL};
+  svi_lcp_prepared P = {.M = M, .mnorm = norm_inf_mat(n, M)};
   return lemke_solve(w, n, &P, q, d, &pt, opt, z, info);
 }
 
