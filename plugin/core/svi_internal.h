@@ -13,6 +13,9 @@
  * same bits. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(SVI_NO_MULTIVERSION)
 #define SVI_SIMD __attribute__((target_clones("avx2", "default")))
+/* and the hand-written AVX2 kernels (svi_lcp.c, svi_modes.c), with scalar twins, picked at run
+ * time by svi_have_avx2 */
+#define SVI_AVX2_KERNELS 1
 #else
 #define SVI_SIMD
 #endif
@@ -166,6 +169,17 @@ double svi_kern_min_ratio(int n, const double* x, const double* a, double tol);
 int    svi_kern_ratio_ties(int n, const double* x, const double* a, double tol, double lim, int* cand);
 int    svi_have_avx2(void);
 
+/* x > 0 ? x : 0 without a branch (maxsd returns its second operand unless the first is
+ * greater: +0 for -0 and for NaN, as the comparison does) */
+#if defined(__x86_64__)
+#include <emmintrin.h>
+static inline double svi_pos_part(double x) {
+  return _mm_cvtsd_f64(_mm_max_sd(_mm_set_sd(x), _mm_setzero_pd()));
+}
+#else
+static inline double svi_pos_part(double x) { return x > 0 ? x : 0; }
+#endif
+
 /* The violation of one complementary pair a _|_ b, max(|min(a, b)|, -a, -b), over b's rounding
  * interval [b - e, b + e]: the value at its worse end; INFINITY if anything is NaN.  Inline
  * comparisons (libm's fmin and fmax are calls). */
@@ -188,17 +202,6 @@ static inline double svi_pair_residual(double a, double b, double e) {
 /* svi_rng_u64(seed, stream, index) = svi_rng_keyed(svi_rng_key(seed, stream), index): the key of a
  * stream computed once for many draws */
 uint64_t svi_rng_key(uint64_t seed, uint64_t stream);
-/* x > 0 ? x : 0 without a branch (maxsd returns its second operand unless the first is
- * greater: +0 for -0 and for NaN, as the comparison does) */
-#if defined(__x86_64__)
-#include <emmintrin.h>
-static inline double svi_pos_part(double x) {
-  return _mm_cvtsd_f64(_mm_max_sd(_mm_set_sd(x), _mm_setzero_pd()));
-}
-#else
-static inline double svi_pos_part(double x) { return x > 0 ? x : 0; }
-#endif
-
 /* SplitMix64 finaliser (Steele, Lea & Flood 2014): a bijective 64-bit mixer.  Inline, with
  * svi_rng_keyed: a Lemke step draws two per LCP row. */
 static inline uint64_t svi_rng_mix64(uint64_t x) {

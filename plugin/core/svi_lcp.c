@@ -377,10 +377,26 @@ static void pfi_pivot(svi_lcp_work* w, int n, int r) {
  * min over a_i > tol of x_i / a_i (INFINITY if none), then the rows with a_i > tol and
  * x_i <= lim a_i, in increasing order.  An AVX2 twin (compare + movemask, as the mode rows of
  * svi_modes.c) and a scalar one; a minimum and a set do not depend on the order they are taken
- * in, so both return the same bits. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(SVI_NO_MULTIVERSION)
+ * in, so both return the same bits.
+ *
+ * The scalar passes from row i0 on: the whole of the scalar twins, and the AVX2 kernels' tails. */
+static inline double min_ratio_tail(int i0, int n, const double* x, const double* a, double tol,
+                                    double best) {
+  for (int i = i0; i < n; i++) {
+    double t = a[i] > tol ? x[i] / a[i] : INFINITY;
+    best = t < best ? t : best;
+  }
+  return best;
+}
+
+static inline int ratio_ties_tail(int i0, int n, const double* x, const double* a, double tol,
+                                  double lim, int* cand, int nc) {
+  for (int i = i0; i < n; i++) if (a[i] > tol && x[i] <= lim * a[i]) cand[nc++] = i;
+  return nc;
+}
+
+#ifdef SVI_AVX2_KERNELS
 #include <immintrin.h>
-#define SVI_HAVE_AVX2 1
 
 __attribute__((target("avx2"))) static double min_ratio_avx2(int n, const double* x, const double* a,
                                                             double tol) {
@@ -396,11 +412,7 @@ __attribute__((target("avx2"))) static double min_ratio_avx2(int n, const double
   double b4[4], best = INFINITY;
   _mm256_storeu_pd(b4, vb);
   for (int k = 0; k < 4; k++) best = b4[k] < best ? b4[k] : best;
-  for (; i < n; i++) {
-    double t = a[i] > tol ? x[i] / a[i] : INFINITY;
-    best = t < best ? t : best;
-  }
-  return best;
+  return min_ratio_tail(i, n, x, a, tol, best);
 }
 
 __attribute__((target("avx2"))) static int ratio_ties_avx2(int n, const double* x, const double* a,
@@ -417,44 +429,35 @@ __attribute__((target("avx2"))) static int ratio_ties_avx2(int n, const double* 
     for (int k = 0; k < 4; k++) cand[nc + k] = i + pos[m][k];
     nc += __builtin_popcount((unsigned)m);
   }
-  for (; i < n; i++) if (a[i] > tol && x[i] <= lim * a[i]) cand[nc++] = i;
-  return nc;
-}
-
-static int have_avx2(void) {
-  static int known = -1;
-  if (known < 0) known = __builtin_cpu_supports("avx2") ? 1 : 0;
-  return known;
+  return ratio_ties_tail(i, n, x, a, tol, lim, cand, nc);
 }
 #endif
 
-int svi_have_avx2(void) {
-#ifdef SVI_HAVE_AVX2
-  return have_avx2();
+/* inline here: the ratio kernels ask once per pivot */
+static inline int have_avx2(void) {
+#ifdef SVI_AVX2_KERNELS
+  static int known = -1;
+  if (known < 0) known = __builtin_cpu_supports("avx2") ? 1 : 0;
+  return known;
 #else
   return 0;
 #endif
 }
 
+int svi_have_avx2(void) { return have_avx2(); }
+
 double svi_kern_min_ratio(int n, const double* x, const double* a, double tol) {
-#ifdef SVI_HAVE_AVX2
+#ifdef SVI_AVX2_KERNELS
   if (have_avx2()) return min_ratio_avx2(n, x, a, tol);
 #endif
-  double best = INFINITY;
-  for (int i = 0; i < n; i++) {
-    double t = a[i] > tol ? x[i] / a[i] : INFINITY;
-    best = t < best ? t : best;
-  }
-  return best;
+  return min_ratio_tail(0, n, x, a, tol, INFINITY);
 }
 
 int svi_kern_ratio_ties(int n, const double* x, const double* a, double tol, double lim, int* cand) {
-#ifdef SVI_HAVE_AVX2
+#ifdef SVI_AVX2_KERNELS
   if (have_avx2()) return ratio_ties_avx2(n, x, a, tol, lim, cand);
 #endif
-  int nc = 0;
-  for (int i = 0; i < n; i++) if (a[i] > tol && x[i] <= lim * a[i]) cand[nc++] = i;
-  return nc;
+  return ratio_ties_tail(0, n, x, a, tol, lim, cand, 0);
 }
 
 /* ratio_test on (xb, col), the same rule; rows of B^-1 by BTRAN only for tied rows, the running

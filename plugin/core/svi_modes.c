@@ -951,9 +951,8 @@ static int alive_scalar(int npad, int ng, const double* F, const double* g, cons
   return na;
 }
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(SVI_NO_MULTIVERSION)
+#ifdef SVI_AVX2_KERNELS
 #include <immintrin.h>
-#define SVI_HAVE_AVX2_KERNEL 1
 /* Both kernels are inlined for each contact count (ng = 3, 6, 9) so that the j loops unroll;
  * the sums and their order are the same. */
 #define SVI_AVX2_INLINE __attribute__((target("avx2"), always_inline)) static inline
@@ -1021,7 +1020,6 @@ __attribute__((target("avx2"))) static int feasible_avx2(const svi_impact* s, co
 }
 #endif
 
-
 /* put row r of pattern p in packed slot k (0 or 1); r < 0: a row that never rejects */
 static void set_packed_row(svi_impact* s, int k, int p, int r, int ng) {
   double* F = s->pattern_first + (size_t)k * ng * s->pattern_npad;
@@ -1074,7 +1072,7 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
   int *idx = s->pattern_idx, *pass = s->pattern_pass, na, count = 0, found[SVI_ENUM_MAX_SOLS];
   long long st = ++s->pattern_steps;
   int learning = st <= PATTERN_LEARN_STEPS;   /* the packed rows are still being chosen */
-#ifdef SVI_HAVE_AVX2_KERNEL
+#ifdef SVI_AVX2_KERNELS
   if (!learning && svi_have_avx2()) na = feasible_avx2(s, g, ng);   /* every row checked */
   else
 #endif
@@ -1085,7 +1083,7 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
   }
   double dtol = 1e-7 * (s->vscale > 1e-12 ? s->vscale : 1e-12);
   int blocks = 0;
-#ifdef SVI_HAVE_AVX2_KERNEL
+#ifdef SVI_AVX2_KERNELS
   blocks = !learning && svi_have_avx2();
 #endif
   for (int k = 0; k < na; k++) {
