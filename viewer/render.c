@@ -253,15 +253,20 @@ static void adapt_resolution(viewer* v, double ms, double scale) {
 /* A changing scene is rendered straight into the window at full resolution when that fits the
  * budget, else offscreen at a lower resolution and scaled up; an unchanged scene is rendered once
  * offscreen at full resolution and then blitted. */
+/* mjr_render into the current buffer, timed to the GPU's finish (render_ms, renders) */
+static void timed_render(viewer* v, mjrRect r) {
+  double t0 = vw_now_ms();
+  mjr_render(r, &v->scn, &v->con);
+  glFinish();
+  v->render_ms = vw_now_ms() - t0;
+  v->renders++;
+}
+
 static void render_offscreen(viewer* v, mjrRect r, double scale) {
   if (v->con.offWidth < r.width || v->con.offHeight < r.height) mjr_resizeOffscreen(r.width, r.height, &v->con);
   mjrRect off = {0, 0, (int)lround(r.width * scale), (int)lround(r.height * scale)};
   mjr_setBuffer(mjFB_OFFSCREEN, &v->con);
-  double t0 = vw_now_ms();
-  mjr_render(off, &v->scn, &v->con);
-  glFinish();
-  v->render_ms = vw_now_ms() - t0;
-  v->renders++;
+  timed_render(v, off);
   v->cached_scale = scale;
   v->in_window = 0;
 }
@@ -280,11 +285,7 @@ static void render_3d(viewer* v, mjrRect r) {
     render_offscreen(v, r, 1);
   } else if (v->res_scale >= 1) {   /* changing, and full resolution fits: no blit */
     mjr_setBuffer(mjFB_WINDOW, &v->con);
-    double t0 = vw_now_ms();
-    mjr_render(r, &v->scn, &v->con);
-    glFinish();
-    v->render_ms = vw_now_ms() - t0;
-    v->renders++;
+    timed_render(v, r);
     v->in_window = 1;
     adapt_resolution(v, v->render_ms, 1);
     remember_scene(v, r);
