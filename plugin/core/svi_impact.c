@@ -643,10 +643,11 @@ void svi_impact_add_w(const svi_impact* s, const double* lambda, double* u) {
   svi_matvec_add(nb, nv, s->Jbar, dv, u);
 }
 
-/* y = W lambda and m = |W| |lambda| over the rows (dense W, by its symmetric columns) */
+/* y = y0 + W lambda and m = |W| |lambda| over the rows (dense W, by its symmetric columns): the
+ * sums of svi_impact_add_w in its order, so y0 = u gives its bits */
 SVI_SIMD static void kern_w_times(int nb, const double* restrict W, const double* restrict lam,
-                                  double* restrict y, double* restrict m) {
-  for (int i = 0; i < nb; i++) y[i] = m[i] = 0;
+                                  const double* restrict y0, double* restrict y, double* restrict m) {
+  for (int i = 0; i < nb; i++) { y[i] = y0[i]; m[i] = 0; }
   for (int c = 0; c < nb; c++) {
     const double* w = W + (size_t)c * nb;
     double l = lam[c];
@@ -658,47 +659,57 @@ SVI_SIMD static void kern_w_times(int nb, const double* restrict W, const double
   }
 }
 
-static int svi_w_times(const svi_impact* s, const double* lam, double* y, double* m) {
-  if (!s->dense) return 0;
-  kern_w_times(s->nb, s->W, lam, y, m);
-  return 1;
+/* one pair a _|_ wu w of lcp_residual, rounding term 4 eps wu mag, into the running maximum and
+ * the sum that carries a NaN */
+static inline void pair_into(double* r, double* nanc, double a, double wu, double w, double mag) {
+  double b = wu * w, e = 4 * DBL_EPSILON * wu * mag, m = svi_pair_interval(a, b, e);
+  *nanc += a + b + e;
+  *r = m > *r ? m : *r;
 }
 
 /* The physical residual of z on (75) (routh) or (31), as svi_lcp_residual_units measures it
  * (pairs in the caller's units, the rounding term |q_i| + sum_j |A_ij z_j|), without the zeros
- * of the matrices: W lambda by columns of the symmetric W (vectorised), then O(n) per pair. */
-static double lcp_residual(const svi_impact* s, int routh, const double* q, const double* z) {
-  int nc = s->nc, nb = s->nb, nd = s->nd, off = routh ? nc : 0, n = routh ? s->n_routh : s->n_ap;
+ * of the matrices: J v' = q + W lambda by columns of the symmetric W (vectorised), then O(n) per
+ * pair.  For (75), q's rows of J v are u, so J v' is u + W lambda with svi_impact_add_w's bits:
+ * it goes to s->u_next for the step's update (u_next_ok). */
+static double lcp_residual(svi_impact* s, int routh, const double* q, const double* z) {
+  int nc = s->nc, nb = s->nb, nd = s->nd, off = routh ? nc : 0;
   const double *zu = s->zunit + (routh ? 0 : nc), *wu = s->wunit + (routh ? 0 : nc), *lam = z + off;
-  double* wl = s->lr_scratch;         /* nb: W lambda */
-  double* wm = s->lr_scratch + nb;    /* nb: |W| |lambda| */
-  if (!svi_w_times(s, lam, wl, wm)) return INFINITY;
-  double r = 0, t;
-  for (int o = 0; o < n; o++) {
-    double wi = q[o], mag = fabs(q[o]);
-    if (o < off) {                       /* l_max - l_n */
-      t = -lam[o];
-      wi += t; mag += fabs(t);
-    } else if (o < off + nb) {           /* J v' (+ beta) (+ E gamma) */
-      int row = o - off;
-      if (routh && row < nc) { t = z[row]; wi += t; mag += fabs(t); }
-      wi += wl[row];
-      mag += wm[row];
-      if (row >= nc) { t = z[off + nb + (row - nc) / nd]; wi += t; mag += fabs(t); }
-    } else {                             /* mu l_n - E^T l_D */
-      int i = o - off - nb;
-      t = s->mu[i] * lam[i];
-      wi += t; mag += fabs(t);
-      for (int k = 0; k < nd; k++) { t = -lam[nc + i * nd + k]; wi += t; mag += fabs(t); }
-    }
-    double m = svi_pair_residual(zu[o] * z[o], wu[o] * wi, 4 * DBL_EPSILON * wu[o] * mag);
-    if (m > r) r = m;
+  double* wl = routh ? s->u_next : s->lr_scratch;   /* nb: J v' = q + W lambda */
+  double* wm = s->lr_scratch + nb;                  /* nb: |W| |lambda| */
+  if (!s->dense) return INFINITY;
+  kern_w_times(nb, s->W, lam, q + off, wl, wm);
+  s->u_next_ok = routh;
+  /* every pair as svi_pair_residual, the NaN test once on the sum of all terms */
+  double r = 0, nanc = 0;
+  for (int i = 0; i < off; i++) {         /* (75): l_max - l_n against beta */
+    double t = -lam[i];
+    pair_into(&r, &nanc, zu[i] * z[i], wu[i], q[i] + t, fabs(q[i]) + fabs(t));
   }
-  return r;
+  for (int i = 0; i < nc; i++) {          /* J_n v' (+ beta) against l_n */
+    int o = off + i;
+    double wi = wl[i], mag = fabs(q[o]) + wm[i];
+    if (routh) { wi += z[i]; mag += fabs(z[i]); }
+    pair_into(&r, &nanc, zu[o] * z[o], wu[o], wi, mag);
+  }
+  for (int i = 0; i < nc; i++) {          /* J_D v' + E gamma against l_D */
+    double g = z[off + nb + i];
+    for (int k = 0; k < nd; k++) {
+      int row = nc + i * nd + k, o = off + row;
+      pair_into(&r, &nanc, zu[o] * z[o], wu[o], wl[row] + g, fabs(q[o]) + wm[row] + fabs(g));
+    }
+  }
+  for (int i = 0; i < nc; i++) {          /* mu l_n - E^T l_D against gamma */
+    int o = off + nb + i;
+    double t = s->mu[i] * lam[i], wi = q[o] + t, mag = fabs(q[o]) + fabs(t);
+    for (int k = 0; k < nd; k++) { t = -lam[nc + i * nd + k]; wi += t; mag += fabs(t); }
+    pair_into(&r, &nanc, zu[o] * z[o], wu[o], wi, mag);
+  }
+  return nanc == nanc ? r : INFINITY;
 }
 
-static double residual_routh(const void* s, const double* q, const double* z) { return lcp_residual(s, 1, q, z); }
-static double residual_ap(const void* s, const double* q, const double* z) { return lcp_residual(s, 0, q, z); }
+static double residual_routh(void* s, const double* q, const double* z) { return lcp_residual(s, 1, q, z); }
+static double residual_ap(void* s, const double* q, const double* z) { return lcp_residual(s, 0, q, z); }
 
 /* the dense Lemke on (75) or (31) with the matrix prepared at setup */
 static int dense_lemke(svi_impact* s, int routh, const double* q, const double* d, const int* order,

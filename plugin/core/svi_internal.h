@@ -74,7 +74,7 @@ struct svi_impact {
   /* scratch, sized once */
   svi_lcp_work* lcp;
   double *q, *z, *d, *lam, *Lam, *u, *v, *A_one, *lmax, *vn;
-  double* u_next;   /* nb: u + W lam of an enumerated step, from its residual (u_next_ok) */
+  double* u_next;   /* nb: u + W lam of a step, formed by its residual (u_next_ok) */
   int     u_next_ok;
   double* sols;   /* SVI_ENUM_MAX_SOLS x n_routh */
   double* dv;     /* SVI_ENUM_MAX_SOLS x nv */
@@ -148,15 +148,17 @@ double svi_lr_residual(const svi_impact* s, int routh, const double* q, const do
                        const double* zu, const double* wu, double* wout, double* scratch);
 /* A matrix prepared once per event for the dense Lemke (svi_lcp.c): checked finite, its norm,
  * optionally its transpose (the revised form reads columns) and a residual that replaces
- * svi_lcp_residual_units (the same quantity, computed from the problem's structure). */
+ * svi_lcp_residual_units (the same quantity, computed from the problem's structure).  When a
+ * solve returns a solution, the residual's last call was on that solution (so what the call
+ * formed on the side belongs to it). */
 typedef struct {
   const double* M;       /* n x n row-major */
   const double* Mnt;     /* -M^T (the columns of -M, contiguous), or NULL */
   const int*    Mnt_nz;  /* per column of -M its nonzero rows when at most 2 (-1 pads), else
                           * {-2, -2}; or NULL */
   double        mnorm;   /* |M|_inf */
-  double (*residual)(const void* ctx, const double* q, const double* z);   /* or NULL */
-  const void*   ctx;
+  double (*residual)(void* ctx, const double* q, const double* z);   /* or NULL */
+  void*         ctx;
 } svi_lcp_prepared;
 int svi_lcp_lemke_prepared(svi_lcp_work* w, int n, const svi_lcp_prepared* P, const double* q,
                            const double* d, const int* order, const double* sign,

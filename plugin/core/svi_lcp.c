@@ -29,7 +29,6 @@ struct svi_lcp_work {
   double* eta;     /* PFI_KMAX(pfi_n) x pfi_n: eta columns */
   int*    eta_row; /* their pivot rows */
   double* xb;      /* pfi_n: basic values */
-  double* col;     /* pfi_n: the entering column */
   double* lexrow;  /* 2 x pfi_n: rows of B^-1 for the lexicographic test */
   int*    cand;    /* pfi_n: the rows that tie in the ratio test */
   int     neta, use_pfi;
@@ -68,11 +67,10 @@ svi_lcp_work* svi_lcp_work_create(int nmax) {
   w->eta = malloc(sizeof(double) * (size_t)PFI_KMAX(pn) * pn);
   w->eta_row = malloc(sizeof(int) * (size_t)PFI_KMAX(pn));
   w->xb = malloc(sizeof(double) * pn);
-  w->col = malloc(sizeof(double) * pn);
   w->lexrow = malloc(sizeof(double) * 2 * pn);
   w->cand = malloc(sizeof(int) * pn);
   if (!w->T || !w->Mreg || !w->basis || !w->scratch || !w->nz || !w->eta || !w->eta_row || !w->xb ||
-      !w->col || !w->lexrow || !w->cand) {
+      !w->lexrow || !w->cand) {
     svi_lcp_work_destroy(w);
     return NULL;
   }
@@ -89,7 +87,6 @@ void svi_lcp_work_destroy(svi_lcp_work* w) {
   free(w->eta);
   free(w->eta_row);
   free(w->xb);
-  free(w->col);
   free(w->lexrow);
   free(w->cand);
   free(w);
@@ -363,10 +360,13 @@ SVI_SIMD static void pfi_btran_row(const svi_lcp_work* w, int n, int r0, double*
   }
 }
 
-/* the pivot on row r with the entering column w->col: a new eta, the basic values updated */
+/* The entering column B^-1 a is formed in the next free slot of the eta file, which the pivot
+ * then keeps as its eta (no copy). */
+static inline double* pfi_col(const svi_lcp_work* w, int n) { return w->eta + (size_t)w->neta * n; }
+
+/* the pivot on row r with the entering column pfi_col: a new eta, the basic values updated */
 static void pfi_pivot(svi_lcp_work* w, int n, int r) {
-  const double* a = w->col;
-  memcpy(w->eta + (size_t)w->neta * n, a, sizeof(double) * n);
+  const double* a = pfi_col(w, n);
   w->eta_row[w->neta++] = r;
   double theta = w->xb[r] / a[r];
   kern_row_update(n, theta, a, w->xb);
@@ -464,7 +464,7 @@ int svi_kern_ratio_ties(int n, const double* x, const double* a, double tol, dou
  * best's row kept */
 static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturbation* pt) {
   const int z0 = 2 * n;
-  const double *a = w->col, *x = w->xb;
+  const double *a = pfi_col(w, n), *x = w->xb;
   double best = svi_kern_min_ratio(n, x, a, piv_tol);
   if (best == INFINITY) return -1;
   double tie = 1e-11 * (1 + fabs(best)), lim = best + tie;
@@ -494,9 +494,9 @@ static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturba
   return r;
 }
 
-/* the column of variable v of [I | -M | -d] into w->col, then B^-1 times it */
+/* the column of variable v of [I | -M | -d] into pfi_col, then B^-1 times it */
 static void pfi_entering(svi_lcp_work* w, int n, const double* M, const double* d, int v) {
-  double* a = w->col;
+  double* a = pfi_col(w, n);
   int t0 = 0;   /* a unit or 2-sparse column skips the etas that do not touch it */
   if (v < n) {
     memset(a, 0, sizeof(double) * n);
@@ -648,7 +648,11 @@ static double refined_residual(svi_lcp_work* w, const svi_lcp_options* o, int n,
     memcpy(keep, z, sizeof(double) * n);
     refine(w, n, M, q, z);
     double r2 = residual_of(w, o, n, M, q, z);
-    if (!(r2 < res)) { memcpy(z, keep, sizeof(double) * n); break; }
+    if (!(r2 < res)) {   /* back to the kept z, evaluated last (svi_lcp_prepared.residual) */
+      memcpy(z, keep, sizeof(double) * n);
+      res = residual_of(w, o, n, M, q, z);
+      break;
+    }
     res = r2;
   }
   return res;

@@ -256,6 +256,7 @@ static int solve_step(svi_impact* s, const svi_routh_config* cfg, const draws* d
       order = s->order;
       sign = s->sign;
     }
+    s->u_next_ok = 0;   /* the residual of the solution sets it (svi_impact.c, lcp_residual) */
     st = svi_impact_lemke(s, 1, s->q, d, order, sign, &o, s->z, li);
     memcpy(s->lam, s->z + nc, sizeof(double) * nb);
   }
@@ -264,6 +265,7 @@ static int solve_step(svi_impact* s, const svi_routh_config* cfg, const draws* d
     info->step_retries++;
     info->lcps++;
     random_branch(s, svi_rng_u64(dr->seed, STREAM_RETRY, bidx + (uint64_t)r), 0);
+    s->u_next_ok = 0;
     st = svi_impact_lemke(s, 1, s->q, s->d, s->order, s->sign, &o, s->z, li);
     memcpy(s->lam, s->z + nc, sizeof(double) * nb);
   }
@@ -297,7 +299,8 @@ static int run_steps(svi_impact* s, const svi_routh_config* cfg, const svi_sobol
     info->residual = fmax(info->residual, li.residual);
     info->steps++;
     for (int i = 0; i < nb; i++) s->Lam[i] += s->lam[i];
-    /* u += W lam: an enumerated step's residual has formed it already */
+    /* u += W lam: the step's residual has formed it already, unless the step was z = 0 or
+     * solved on the low-rank path */
     if (s->u_next_ok) memcpy(s->u, s->u_next, sizeof(double) * nb);
     else svi_impact_add_w(s, s->lam, s->u);
     if (traj && *traj_len < traj_cap) {
