@@ -586,7 +586,8 @@ static inline __attribute__((always_inline)) double routh_residual(const svi_imp
   return nanc == nanc ? r : INFINITY;
 }
 
-double svi_routh_residual(const svi_impact* s, const double* q, const double* lam, double* z, double* u_next) {
+SVI_SIMD double svi_routh_residual(const svi_impact* s, const double* q, const double* lam, double* z,
+                                   double* u_next) {
   switch (s->nt == 1 ? s->nc : s->nt == 2 ? 4 + s->nc : 0) {
   case 1: return routh_residual(s, q, lam, z, u_next, 1, 1);
   case 2: return routh_residual(s, q, lam, z, u_next, 2, 1);
