@@ -673,7 +673,7 @@ static inline void pair_into(double* r, double* nanc, double a, double wu, doubl
  * of the matrices: J v' = q + W lambda by columns of the symmetric W (vectorised), then O(n) per
  * pair.  For (75), q's rows of J v are u, so J v' is u + W lambda with svi_impact_add_w's bits:
  * it goes to s->u_next for the step's update (u_next_ok). */
-static double lcp_residual(svi_impact* s, int routh, const double* q, const double* z) {
+SVI_SIMD static double lcp_residual(svi_impact* s, int routh, const double* q, const double* z) {
   int nc = s->nc, nb = s->nb, nd = s->nd, off = routh ? nc : 0;
   const double *zu = s->zunit + (routh ? 0 : nc), *wu = s->wunit + (routh ? 0 : nc), *lam = z + off;
   double* wl = routh ? s->u_next : s->lr_scratch;   /* nb: J v' = q + W lambda */
