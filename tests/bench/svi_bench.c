@@ -300,6 +300,10 @@ static void table_propagative(int K) {
 static int run_one(const char* name, const char* rule, long long K) {
   svi_example ex;
   if (svi_example_get(name, &ex) != SVI_OK) { fprintf(stderr, "unknown example %s\n", name); return 2; }
+  if (strcmp(rule, "auto") && strcmp(rule, "lemke") && strcmp(rule, "random") && strcmp(rule, "enumerate")) {
+    fprintf(stderr, "unknown rule %s (auto, lemke, random or enumerate)\n", rule);
+    return 2;
+  }
   svi_problem_def def = svi_example_problem(&ex);
   svi_impact* s = svi_impact_create(def.nv, def.nc, def.nt);
   svi_impact_setup(s, &def, NULL, 0);
@@ -328,6 +332,10 @@ static int run_one(const char* name, const char* rule, long long K) {
 static int run_alg2(const char* name, int lg, int threads) {
   svi_example ex;
   if (svi_example_get(name, &ex) != SVI_OK) { fprintf(stderr, "unknown example %s\n", name); return 2; }
+  if (lg < 0 || lg > 30 || threads < 0) {
+    fprintf(stderr, "LOG2 must be 0..30 and THREADS >= 0 (0: one per core)\n");
+    return 2;
+  }
   svi_problem_def def = svi_example_problem(&ex);
   long long M = 1LL << lg;
   svi_approx_config c = svi_approx_default_config();
@@ -336,6 +344,7 @@ static int run_alg2(const char* name, int lg, int threads) {
   c.routh.max_steps = ex.N;
   c.threads = threads;
   double* V = malloc(sizeof(double) * (size_t)M * def.nv);
+  if (!V) { fprintf(stderr, "out of memory for 2^%d samples\n", lg); return 1; }
   svi_approx_stats st;
   svi_approximate(&def, &c, V, NULL, NULL, &st);
   double sum = 0;
@@ -346,12 +355,27 @@ static int run_alg2(const char* name, int lg, int threads) {
   return 0;
 }
 
+static int usage(const char* prog) {
+  fprintf(stderr,
+          "usage: %s [--quick] [--only=TABLES] [--propagative]\n"
+          "       %s --one EXAMPLE RULE K      K samples of one example (RULE: auto, lemke, random, enumerate)\n"
+          "       %s --alg2 EXAMPLE LOG2 THREADS\n"
+          "TABLES: any of 1 (per sample), 2 (Algorithm 2), 3 (against Siconos)\n",
+          prog, prog, prog);
+  return 2;
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && (!strcmp(argv[1], "--one") || !strcmp(argv[1], "--alg2")) && argc != 5) return usage(argv[0]);
   if (argc == 5 && !strcmp(argv[1], "--one")) return run_one(argv[2], argv[3], atoll(argv[4]));
   if (argc == 5 && !strcmp(argv[1], "--alg2")) return run_alg2(argv[2], atoi(argv[3]), atoi(argv[4]));
-  int quick = argc > 1 && !strcmp(argv[1], "--quick");
+  int quick = 0;
   const char* only = NULL;
-  for (int i = 1; i < argc; i++) if (!strncmp(argv[i], "--only=", 7)) only = argv[i] + 7;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--quick")) quick = 1;
+    else if (!strncmp(argv[i], "--only=", 7)) only = argv[i] + 7;
+    else if (strcmp(argv[i], "--propagative")) return usage(argv[0]);   /* --help too */
+  }
   if (only) {   /* some of the tables 1, 2, 3 */
     printf("# svi benchmarks (svi %s)\n", SVI_VERSION_STRING);
     if (strchr(only, '1')) table_per_sample(quick ? 5000 : 100000);

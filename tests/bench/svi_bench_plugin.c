@@ -364,6 +364,14 @@ int main(int argc, char** argv) {
   for (int i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strncmp(argv[i], "--only=", 7)) only = argv[i] + 7;
+    else dir = NULL;
+  }
+  if (!dir || dir[0] == '-') {
+    fprintf(stderr,
+            "usage: %s [MODEL_DIR] [--quick] [--only=TABLES]   (TABLES: any of A B C D; default models)\n"
+            "       %s --impact MODEL.xml STEPS | --count MODEL.xml MODE STEPS | --plate N DIR\n",
+            argv[0], argv[0]);
+    return 2;
   }
   int steps = quick ? 5000 : 50000;
   printf("MuJoCo %s\n\n", mj_versionString());
