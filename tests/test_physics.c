@@ -725,6 +725,41 @@ static void test_determinism(void) {
   svi_impact_destroy(s);
 }
 
+/* The step loop tracks the contact velocity u = Jbar v and takes each step's u' from the step's
+ * residual (which formed u + W lambda_bar) or adds W lambda_bar itself.  After every sample, u must
+ * be Jbar v+ of the returned v+ = v- + G Lambda to rounding: a u' taken from the wrong solution
+ * (a stale residual) would be off by a whole step's W lambda_bar. */
+static void test_tracked_velocity(void) {
+  const svi_branch rules[4] = {SVI_BRANCH_AUTO, SVI_BRANCH_LEMKE, SVI_BRANCH_RANDOM, SVI_BRANCH_ENUMERATE};
+  int checked = 0, bad = 0;
+  double worst = 0;
+  for (int e = 0; e < svi_example_count(); e++) {
+    svi_example ex;
+    svi_impact* s = make(svi_example_name(e), &ex);
+    double y[3 * SVI_EX_MAX_NC], v[SVI_EX_MAX_NV], u0 = 0;   /* the examples are planar: nb = 3 nc */
+    svi_matvec(s->nb, s->nv, s->Jbar, ex.v, y);
+    for (int i = 0; i < s->nb; i++) u0 = fmax(u0, fabs(y[i]));
+    for (int r = 0; r < 4; r++) {
+      svi_routh_config c = svi_routh_default_config();
+      c.step_abs = ex.h;
+      c.max_steps = ex.N;
+      c.branch = rules[r];
+      for (uint64_t k = 0; k < 300; k++) {
+        if (svi_routh_sample(s, &c, NULL, k, v, NULL, NULL, 0, NULL) < 0) continue;
+        svi_matvec(s->nb, s->nv, s->Jbar, v, y);
+        double d = 0;
+        for (int i = 0; i < s->nb; i++) d = fmax(d, fabs(y[i] - s->u[i]));
+        worst = fmax(worst, d / u0);
+        bad += !(d <= 1e-9 * u0);
+        checked++;
+      }
+    }
+    svi_impact_destroy(s);
+  }
+  CHECK(checked > 6000 && bad == 0, "tracked u = Jbar v+ after every sample: %d of %d off, worst %.1e of the speed",
+        bad, checked, worst);
+}
+
 static void test_bad_input(void) {
   svi_example ex;
   svi_example_get("rocking_block", &ex);
@@ -850,6 +885,7 @@ int main(int argc, char** argv) {
   test_spatial_modes_vs_enumeration();
   test_spatial_random_lemke_misses();
   test_determinism();
+  test_tracked_velocity();
   test_bad_input();
   return svi_test_finish();
 }
