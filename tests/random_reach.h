@@ -9,7 +9,8 @@
 #include "svi_internal.h"
 
 /* Random perturbed Lemke on the Routh step (75) at contact velocity u with budget lmax, `draws`
- * draws (covering vector and signed lexicographic order from svi_rng_u64 streams 11 and 12): bit
+ * draws (covering vector and signed lexicographic order by the RANDOM rule's generator,
+ * svi_random_perturbation, on streams 11 and 12 of seed r): bit
  * m of the result is set when the enumerated outcome m (s->sols, n of them, from
  * svi_modes_enumerate at the same u and lmax) is reached, by its velocity change W lambda within
  * 1e-6 of the contact-speed scale. */
@@ -26,16 +27,7 @@ static unsigned long long random_reach(svi_impact* s, const double* u, const dou
   svi_lcp_options o = svi_impact_lcp_options(s, NULL, 1);
   unsigned long long reached = 0;
   for (int r = 0; r < draws; r++) {
-    for (int i = 0; i < nr; i++) {
-      uint64_t x = svi_rng_u64((uint64_t)r, 11, (uint64_t)i);
-      d[i] = 0.05 + 0.95 * ((double)(x >> 11) + 0.5) * 0x1.0p-53;
-      sg[i] = (x & 1) ? 1.0 : -1.0;
-      ord[i] = i;
-    }
-    for (int i = nr - 1; i > 0; i--) {
-      int j = (int)(svi_rng_u64((uint64_t)r, 12, (uint64_t)i) % (uint64_t)(i + 1));
-      int t = ord[i]; ord[i] = ord[j]; ord[j] = t;
-    }
+    svi_random_perturbation(svi_rng_key((uint64_t)r, 11), svi_rng_key((uint64_t)r, 12), 0, nr, d, sg, ord);
     if (svi_lcp_lemke_perturbed(s->lcp, nr, s->A_routh, q, d, ord, sg, &o, z, NULL) < 0) continue;
     svi_matvec(nb, nb, s->W, z + nc, du);
     for (int m = 0; m < n && m < 64; m++) {

@@ -603,8 +603,9 @@ SVI_SIMD double svi_routh_residual(const svi_impact* s, const double* q, const d
 
 /* u += lambda_j W(:, j) = lambda_j W(j, :) (W symmetric), inlined for the small nb of the
  * enumerated steps so that the loops unroll (the same sums in the same order) */
-static inline __attribute__((always_inline)) void add_w_dense(const double* W, const double* lambda,
-                                                              double* u, const int nb) {
+static inline __attribute__((always_inline)) void add_w_dense(const double* restrict W,
+                                                              const double* restrict lambda,
+                                                              double* restrict u, const int nb) {
   for (int j = 0; j < nb; j++) {
     double l = lambda[j];
     const double* w = W + (size_t)j * nb;
@@ -612,16 +613,11 @@ static inline __attribute__((always_inline)) void add_w_dense(const double* W, c
   }
 }
 
-/* the same for any nb, vectorised over the rows (the same sums in the same order).  Zero
- * impulses are not skipped: which are zero is data, and a mispredicted branch costs more than
- * the column's few vector operations. */
-SVI_SIMD static void kern_add_w(int nb, const double* restrict W, const double* restrict lambda,
-                                double* restrict u) {
-  for (int j = 0; j < nb; j++) {
-    double l = lambda[j];
-    const double* restrict w = W + (size_t)j * nb;
-    for (int i = 0; i < nb; i++) u[i] += w[i] * l;
-  }
+/* the same loop for any nb, in an AVX2 clone that vectorises it over the rows.  Zero impulses
+ * are not skipped: which are zero is data, and a mispredicted branch costs more than the
+ * column's few vector operations. */
+SVI_SIMD static void kern_add_w(int nb, const double* W, const double* lambda, double* u) {
+  add_w_dense(W, lambda, u, nb);
 }
 
 void svi_impact_add_w(const svi_impact* s, const double* lambda, double* u) {
@@ -730,6 +726,7 @@ static int dense_lemke(svi_impact* s, int routh, const double* q, const double* 
 
 int svi_impact_lemke(svi_impact* s, int routh, const double* q, const double* d, const int* order,
                      const double* sign, const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
+  s->u_next_ok = 0;   /* set again by the residual of the solution this call returns, if any */
   if (s->lowrank) {
     svi_lcp_info li;
     if (!info) info = &li;

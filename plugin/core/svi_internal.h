@@ -218,6 +218,19 @@ static inline uint64_t svi_rng_keyed(uint64_t key, uint64_t index) {
   return svi_rng_mix64(key ^ svi_rng_mix64(index + 0x632be59bd9b4e019ULL));
 }
 
+/* A random covering vector d in [0.05, 1), signs +-1 and a Fisher-Yates order of n rows: the
+ * random-perturbation Lemke of a step (svi_routh.c), row i drawn at index index0 + i of the
+ * streams keyed key_d (d and the sign) and key_order (the shuffle) */
+void svi_random_perturbation(uint64_t key_d, uint64_t key_order, uint64_t index0, int n, double* d,
+                             double* sign, int* order);
+
+/* the outcome floor(r01 count) of count >= 1 (r01 in [0, 1]; r01 = 1 picks the last): the uniform
+ * choice of an enumerated step */
+static inline int svi_pick_index(double r01, int count) {
+  int k = (int)(r01 * count);
+  return k < count ? k : count - 1;
+}
+
 /* y = A x, A r x c row-major */
 void svi_matvec(int r, int c, const double* A, const double* x, double* y);
 /* y += A x */

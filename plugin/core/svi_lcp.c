@@ -310,7 +310,7 @@ SVI_SIMD static void pfi_ftran_from(const svi_lcp_work* w, int n, double* restri
     const double* restrict e1 = w->eta + (size_t)t * n;
     const double* restrict e2 = e1 + n;
     double x1 = x[r1] / e1[r1];
-    double y2 = r2 == r1 ? x1 : x[r2] - e1[r2] * x1;   /* x1 = 0 subtracts a zero */
+    double y2 = r2 == r1 ? x1 : x[r2] - e1[r2] * x1;
     double x2 = y2 / e2[r2];
     /* no branch on x1, x2 = 0 (which they are is data): a zero subtracts a zero */
     for (int i = 0; i < n; i++) x[i] = x[i] - e1[i] * x1 - e2[i] * x2;
@@ -460,7 +460,7 @@ int svi_kern_ratio_ties(int n, const double* x, const double* a, double tol, dou
   return ratio_ties_tail(0, n, x, a, tol, lim, cand, 0);
 }
 
-/* ratio_test on (xb, col), the same rule; rows of B^-1 by BTRAN only for tied rows, the running
+/* ratio_test on (xb, pfi_col), the same rule; rows of B^-1 by BTRAN only for tied rows, the running
  * best's row kept */
 static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturbation* pt) {
   const int z0 = 2 * n;

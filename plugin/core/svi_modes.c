@@ -1109,8 +1109,7 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
   /* the impulses: of every outcome into s->sols, or (pick) only of the one chosen by r01 */
   int k0 = 0, k1 = count;
   if (pick && count > 0) {
-    k0 = (int)(r01 * count);
-    if (k0 >= count) k0 = count - 1;
+    k0 = svi_pick_index(r01, count);
     k1 = k0 + 1;
   }
   for (int k = k0; k < k1; k++) {
@@ -1137,8 +1136,13 @@ static int planar_fast(svi_impact* s, const double* u, const double* lmax, doubl
   }
 }
 
+/* every planar pattern's map is precomputed for this event (precompute_patterns) */
+static int maps_ready(const svi_impact* s) {
+  return s->nt == 1 && s->n_patterns > 0 && s->n_patterns == s->pattern_total;
+}
+
 static int planar_enumerate(svi_impact* s, const double* u, const double* lmax, int ap) {
-  if (!ap && s->n_patterns > 0 && s->n_patterns == s->pattern_total) return planar_fast(s, u, lmax, 0, NULL);
+  if (!ap && maps_ready(s)) return planar_fast(s, u, lmax, 0, NULL);
   int nc = s->nc, nb = s->nb, m2 = 2 * nc, count = 0;
   int mode[MODE_MAX_NC] = {0};
   double ur[2 * MODE_MAX_NC], x[2 * MODE_MAX_NC], up[2 * MODE_MAX_NC], du[2 * MODE_MAX_NC];
@@ -1176,14 +1180,10 @@ int svi_modes_enumerate(svi_impact* s, const double* u, const double* lmax) {
 /* The outcome k = floor(r01 count) of svi_modes_enumerate (k < count) into lam (nb values), the
  * same bits; with the precomputed maps only that outcome's impulse is formed. */
 int svi_modes_enumerate_pick(svi_impact* s, const double* u, const double* lmax, double r01, double* lam) {
-  if (s->nt == 1 && s->n_patterns > 0 && s->n_patterns == s->pattern_total)
-    return planar_fast(s, u, lmax, r01, lam);
+  if (maps_ready(s)) return planar_fast(s, u, lmax, r01, lam);
   int count = svi_modes_enumerate(s, u, lmax);
-  if (count > 0) {
-    int k = (int)(r01 * count);
-    if (k >= count) k = count - 1;
-    memcpy(lam, s->sols + (size_t)k * s->nb, sizeof(double) * (size_t)s->nb);
-  }
+  if (count > 0)
+    memcpy(lam, s->sols + (size_t)svi_pick_index(r01, count) * s->nb, sizeof(double) * (size_t)s->nb);
   return count;
 }
 

@@ -80,7 +80,7 @@ static int step_enumerate(svi_impact* s, const double* q, double r01, double tol
     if (!dup) pick_from[distinct++] = k;
   }
   if (distinct == 0) return SVI_ERR_RESIDUAL;
-  int k = pick_from[(int)(r01 * distinct) < distinct ? (int)(r01 * distinct) : distinct - 1];
+  int k = pick_from[svi_pick_index(r01, distinct)];
   memcpy(lam, s->sols + k * nr + nc, sizeof(double) * nb);
   double res = svi_lcp_residual_units(nr, s->A_routh, q, s->sols + k * nr, s->zunit, s->wunit);
   if (info) {
@@ -90,22 +90,27 @@ static int step_enumerate(svi_impact* s, const double* q, double r01, double tol
   return res <= tol ? SVI_OK : SVI_ERR_RESIDUAL;
 }
 
+void svi_random_perturbation(uint64_t key_d, uint64_t key_order, uint64_t index0, int n, double* d,
+                             double* sign, int* order) {
+  for (int i = 0; i < n; i++) {
+    uint64_t x = svi_rng_keyed(key_d, index0 + i);
+    d[i] = 0.05 + 0.95 * ((double)(x >> 11) + 0.5) * 0x1.0p-53;
+    sign[i] = (double)(2 * (int)(x & 1) - 1);   /* +-1 without a branch on a random bit */
+    order[i] = i;
+  }
+  for (int i = n - 1; i > 0; i--) {
+    int j = (int)(svi_rng_keyed(key_order, index0 + i) % (uint64_t)(i + 1));
+    int t = order[i];
+    order[i] = order[j];
+    order[j] = t;
+  }
+}
+
 /* Random covering vector and random signed lexicographic perturbation (Fisher-Yates order),
  * all drawn from the counter-based stream of this (sample, step). */
 static void random_branch_n(svi_impact* s, uint64_t seed, uint64_t bidx, int nr) {
-  uint64_t k1 = svi_rng_key(seed, STREAM_BRANCH), k2 = svi_rng_key(seed, STREAM_BRANCH + 1);
-  for (int i = 0; i < nr; i++) {
-    uint64_t x = svi_rng_keyed(k1, bidx + i);
-    s->d[i] = 0.05 + 0.95 * ((double)(x >> 11) + 0.5) * 0x1.0p-53;
-    s->sign[i] = (double)(2 * (int)(x & 1) - 1);   /* +-1 without a branch on a random bit */
-    s->order[i] = i;
-  }
-  for (int i = nr - 1; i > 0; i--) {
-    int j = (int)(svi_rng_keyed(k2, bidx + i) % (uint64_t)(i + 1));
-    int t = s->order[i];
-    s->order[i] = s->order[j];
-    s->order[j] = t;
-  }
+  svi_random_perturbation(svi_rng_key(seed, STREAM_BRANCH), svi_rng_key(seed, STREAM_BRANCH + 1), bidx, nr,
+                          s->d, s->sign, s->order);
 }
 
 /* ... for the step LCP (75) */
@@ -241,7 +246,7 @@ static int solve_step(svi_impact* s, const svi_routh_config* cfg, const draws* d
   double tol = cfg->lcp.res_tol > 0 ? cfg->lcp.res_tol : 1e-9;
   int st = SVI_OK;
   info->lcps++;
-  s->u_next_ok = 0;
+  s->u_next_ok = 0;   /* an enumerated step sets it from its residual, a Lemke solve from its own */
   if (dr->rule == SVI_BRANCH_ENUMERATE) {
     st = step_enumerate(s, s->q, uniform_keyed(dr->key_branch, bidx), tol, s->lam, li);
     if (st >= 0) return st;
@@ -256,7 +261,6 @@ static int solve_step(svi_impact* s, const svi_routh_config* cfg, const draws* d
       order = s->order;
       sign = s->sign;
     }
-    s->u_next_ok = 0;   /* the residual of the solution sets it (svi_impact.c, lcp_residual) */
     st = svi_impact_lemke(s, 1, s->q, d, order, sign, &o, s->z, li);
     memcpy(s->lam, s->z + nc, sizeof(double) * nb);
   }
@@ -265,7 +269,6 @@ static int solve_step(svi_impact* s, const svi_routh_config* cfg, const draws* d
     info->step_retries++;
     info->lcps++;
     random_branch(s, svi_rng_u64(dr->seed, STREAM_RETRY, bidx + (uint64_t)r), 0);
-    s->u_next_ok = 0;
     st = svi_impact_lemke(s, 1, s->q, s->d, s->order, s->sign, &o, s->z, li);
     memcpy(s->lam, s->z + nc, sizeof(double) * nb);
   }
