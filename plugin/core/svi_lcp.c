@@ -28,6 +28,7 @@ struct svi_lcp_work {
   int     pfi_n;   /* largest n of the product form (min(nmax, PFI_NMAX)) */
   double* eta;     /* PFI_KMAX(pfi_n) x pfi_n: eta columns */
   int*    eta_row; /* their pivot rows */
+  double* eta_inv; /* 1 / their pivot entries */
   double* xb;      /* pfi_n: basic values */
   double* lexrow;  /* 2 x pfi_n: rows of B^-1 for the lexicographic test */
   int*    cand;    /* pfi_n: the rows that tie in the ratio test */
@@ -66,10 +67,11 @@ svi_lcp_work* svi_lcp_work_create(int nmax) {
   w->pfi_n = pn;
   w->eta = malloc(sizeof(double) * (size_t)PFI_KMAX(pn) * pn);
   w->eta_row = malloc(sizeof(int) * (size_t)PFI_KMAX(pn));
+  w->eta_inv = malloc(sizeof(double) * (size_t)PFI_KMAX(pn));
   w->xb = malloc(sizeof(double) * pn);
   w->lexrow = malloc(sizeof(double) * 2 * pn);
   w->cand = malloc(sizeof(int) * pn);
-  if (!w->T || !w->Mreg || !w->basis || !w->scratch || !w->nz || !w->eta || !w->eta_row || !w->xb ||
+  if (!w->T || !w->Mreg || !w->basis || !w->scratch || !w->nz || !w->eta || !w->eta_row || !w->eta_inv || !w->xb ||
       !w->lexrow || !w->cand) {
     svi_lcp_work_destroy(w);
     return NULL;
@@ -86,6 +88,7 @@ void svi_lcp_work_destroy(svi_lcp_work* w) {
   free(w->scratch);
   free(w->eta);
   free(w->eta_row);
+  free(w->eta_inv);
   free(w->xb);
   free(w->lexrow);
   free(w->cand);
@@ -300,7 +303,11 @@ static int lemke_path(svi_lcp_work* w, int n, const double* M, const double* q, 
 
 /* ---- the same path in revised (product) form -------------------------------------------- */
 
-/* x <- B^-1 x: the eta matrices in order (x_r /= eta_r, then x_i -= eta_i x_r), two at a time:
+/* x <- B^-1 x: the eta matrices in order (x_r *= 1 / eta_r, then x_i -= eta_i x_r), two at a time.
+ * The reciprocal is taken once, when the eta is made (eta_inv): x_r is the one value each eta passes
+ * to the next, so a division there sat on FTRAN's dependency chain (one more rounding than x_r / eta_r,
+ * the same in both clones; about 4 % off a disc-stack sample's wall time).
+ * Two at a time:
  * x_i - e1_i x_r1 - e2_i x_r2 in that order is the same sum as one eta after the other, with
  * x_r2 taken after the first (one pass over x instead of two) */
 SVI_SIMD static void pfi_ftran_from(const svi_lcp_work* w, int n, double* restrict x, int t) {
@@ -309,9 +316,9 @@ SVI_SIMD static void pfi_ftran_from(const svi_lcp_work* w, int n, double* restri
     int r1 = w->eta_row[t], r2 = w->eta_row[t + 1];
     const double* restrict e1 = w->eta + (size_t)t * n;
     const double* restrict e2 = e1 + n;
-    double x1 = x[r1] / e1[r1];
+    double x1 = x[r1] * w->eta_inv[t];
     double y2 = r2 == r1 ? x1 : x[r2] - e1[r2] * x1;
-    double x2 = y2 / e2[r2];
+    double x2 = y2 * w->eta_inv[t + 1];
     /* no branch on x1, x2 = 0 (which they are is data): a zero subtracts a zero */
     for (int i = 0; i < n; i++) x[i] = x[i] - e1[i] * x1 - e2[i] * x2;
     x[r1] = r1 == r2 ? x1 : x1 - e2[r1] * x2;
@@ -320,7 +327,7 @@ SVI_SIMD static void pfi_ftran_from(const svi_lcp_work* w, int n, double* restri
   if (t < ne) {
     int r = w->eta_row[t];
     const double* restrict e = w->eta + (size_t)t * n;
-    double xr = x[r] / e[r];
+    double xr = x[r] * w->eta_inv[t];
     if (xr != 0)
       for (int i = 0; i < n; i++) x[i] -= e[i] * xr;
     x[r] = xr;
@@ -356,7 +363,7 @@ SVI_SIMD static void pfi_btran_row(const svi_lcp_work* w, int n, int r0, double*
     }
     for (; i < n; i++) s0 += y[i] * e[i];
     double dot = (s0 + s1) + (s2 + s3);
-    y[r] = (y[r] - (dot - y[r] * e[r])) / e[r];
+    y[r] = (y[r] - (dot - y[r] * e[r])) * w->eta_inv[t];
   }
 }
 
@@ -367,6 +374,7 @@ static inline double* pfi_col(const svi_lcp_work* w, int n) { return w->eta + (s
 /* the pivot on row r with the entering column pfi_col: a new eta, the basic values updated */
 static void pfi_pivot(svi_lcp_work* w, int n, int r) {
   const double* a = pfi_col(w, n);
+  w->eta_inv[w->neta] = 1.0 / a[r];
   w->eta_row[w->neta++] = r;
   double theta = w->xb[r] / a[r];
   kern_row_update(n, theta, a, w->xb);
