@@ -99,6 +99,31 @@ static void test_degenerate(void) {
   svi_lcp_work_destroy(w);
 }
 
+/* A path longer than the product form's eta file (2n + 16 etas) restarts on the tableau, whose
+ * block the eta file shares.  Murty's example (1 on the diagonal, 2 below it, q = -1) takes 2^n
+ * pivots with the covering vector of ones: n = 7 fills the file after 30 and needs 128. */
+static void test_long_path(void) {
+  enum { n = 7 };
+  double M[n * n], q[n], z[n], zp[n];
+  for (int i = 0; i < n; i++) {
+    q[i] = -1;
+    for (int j = 0; j < n; j++) M[i * n + j] = i == j ? 1 : j < i ? 2 : 0;
+  }
+  svi_lcp_work* w = svi_lcp_work_create(n);
+  svi_lcp_info it, ip;
+  int st = svi_lcp_lemke(w, n, M, q, NULL, NULL, z, &it);
+  svi_lcp_prepared P = {.M = M, .mnorm = 13};
+  int stp = svi_lcp_lemke_prepared(w, n, &P, q, NULL, NULL, NULL, NULL, zp, &ip);
+  double d = 0;
+  for (int i = 0; i < n; i++) d = fmax(d, fabs(z[i] - zp[i]));
+  CHECK(st == SVI_OK && it.pivots == 128, "Murty n = 7 on the tableau: st %d, %d pivots (2^7 expected)", st,
+        it.pivots);
+  CHECK(stp == SVI_OK && ip.pivots == 2 * n + 16 + 128 && d == 0 && ip.residual <= 1e-12,
+        "Murty n = 7 on the product form: st %d, %d pivots (restart after %d), |z - z_tableau| = %g", stp,
+        ip.pivots, 2 * n + 16, d);
+  svi_lcp_work_destroy(w);
+}
+
 /* Sobol: each coordinate of the first 2^k points is stratified (one point per 2^-k cell) */
 static void test_sobol(void) {
   static svi_sobol s;
@@ -127,6 +152,7 @@ int main(void) {
   test_pmatrix();
   test_impact_shape();
   test_degenerate();
+  test_long_path();
   test_sobol();
   return svi_test_finish();
 }

@@ -20,13 +20,13 @@
 
 #include "svi_internal.h"
 
-#define PFI_NMAX 128
+#define PFI_NMAX 1024
 #define PFI_KMAX(n) (2 * (n) + 16)
 
 struct svi_lcp_work {
   int     nmax;
   int     pfi_n;   /* largest n of the product form (min(nmax, PFI_NMAX)) */
-  double* eta;     /* PFI_KMAX(pfi_n) x pfi_n: eta columns */
+  double* eta;     /* PFI_KMAX(pfi_n) x pfi_n: eta columns (in T's block) */
   int*    eta_row; /* their pivot rows */
   double* eta_inv; /* 1 / their pivot entries */
   double* xb;      /* pfi_n: basic values */
@@ -58,14 +58,17 @@ svi_lcp_work* svi_lcp_work_create(int nmax) {
   svi_lcp_work* w = calloc(1, sizeof(*w));
   if (!w) return NULL;
   w->nmax = nmax;
-  w->T = malloc(sizeof(double) * nmax * (2 * nmax + 2));
+  int pn = nmax < PFI_NMAX ? nmax : PFI_NMAX;
+  /* the tableau and the eta file share one block: never live at once (a path that fills the eta
+   * file restarts on the tableau, and refine then reads the tableau: neta = -1) */
+  size_t tsize = (size_t)nmax * (2 * nmax + 2), esize = (size_t)PFI_KMAX(pn) * pn;
+  w->T = malloc(sizeof(double) * (tsize > esize ? tsize : esize));
   w->Mreg = malloc(sizeof(double) * nmax * nmax);
   w->basis = malloc(sizeof(int) * nmax);
   w->nz = malloc(sizeof(int) * (2 * nmax + 2));
   w->scratch = malloc(sizeof(double) * 3 * nmax);
-  int pn = nmax < PFI_NMAX ? nmax : PFI_NMAX;
   w->pfi_n = pn;
-  w->eta = malloc(sizeof(double) * (size_t)PFI_KMAX(pn) * pn);
+  w->eta = w->T;
   w->eta_row = malloc(sizeof(int) * (size_t)PFI_KMAX(pn));
   w->eta_inv = malloc(sizeof(double) * (size_t)PFI_KMAX(pn));
   w->xb = malloc(sizeof(double) * pn);
@@ -86,7 +89,6 @@ void svi_lcp_work_destroy(svi_lcp_work* w) {
   free(w->basis);
   free(w->nz);
   free(w->scratch);
-  free(w->eta);
   free(w->eta_row);
   free(w->eta_inv);
   free(w->xb);
@@ -319,7 +321,10 @@ SVI_SIMD static void pfi_ftran_from(const svi_lcp_work* w, int n, double* restri
     double x1 = x[r1] * w->eta_inv[t];
     double y2 = r2 == r1 ? x1 : x[r2] - e1[r2] * x1;
     double x2 = y2 * w->eta_inv[t + 1];
-    /* no branch on x1, x2 = 0 (which they are is data): a zero subtracts a zero */
+    /* a zero subtracts a zero: no branch on x1 = x2 = 0 (which they are is data) in the small
+     * problems, a skipped pass in the large ones (n >= 64: a pass costs more than a mispredicted
+     * branch; x_r1 and x_r2 are then zeros already, up to their sign) */
+    if (n >= 64 && x1 == 0 && x2 == 0) continue;
     for (int i = 0; i < n; i++) x[i] = x[i] - e1[i] * x1 - e2[i] * x2;
     x[r1] = r1 == r2 ? x1 : x1 - e2[r1] * x2;
     x[r2] = x2;

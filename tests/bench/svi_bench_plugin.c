@@ -15,12 +15,15 @@
  *    200, and the least-squares exponent of the impact step's cost in N from 9 to 200.
  * D. One outcome of the propagative law against one sample of the set-valued law on the same
  *    impact problems (cradles, billiard break, the tailed runner).
+ * E. One impact event among many bodies: a box dropped onto a resting stack of K - 1 boxes
+ *    (K = 2 .. 25, 4 contacts per face, 4K contacts, 6K dofs; tower_model), and the exponent
+ *    of the impact step's cost in the number of contacts.
  * --count runs STEPS impact-free steps of one variant inside bench_free_steps(), for
  *    valgrind --tool=callgrind --toggle-collect=bench_free_steps (tests/bench/overhead_callgrind.sh).
  * --impact MODEL.xml REPS runs the impact step of the model's first event REPS times inside
  *    impact_steps() and native mj_step from the same state inside native_steps(), for
- *    valgrind --tool=callgrind --toggle-collect=impact_steps (or native_steps); --plate N
- *    writes the plate model of table C to stdout.
+ *    valgrind --tool=callgrind --toggle-collect=impact_steps (or native_steps); --plate N DIR
+ *    and --tower K write the model of table C or E and print its path.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -260,6 +263,29 @@ static step_cost plate(const char* dir, int n, int reps) {
   return c;
 }
 
+/* the stack of table E: K boxes (0.2 m cubes, 1 kg, free joints) resting on each other and on the
+ * floor, the top one 0.1 mm above its support and falling at 1 m/s (key "impact"); friction 0.6,
+ * MuJoCo's default pyramidal cone, gap = margin = 2.5 mm (reported early, as make_plate.sh) */
+static int tower_model(int k, char* path, size_t len) {
+  snprintf(path, len, "/tmp/svi_bench_tower_%d.xml", k);
+  FILE* f = fopen(path, "w");
+  if (!f) return 0;
+  fprintf(f, "<mujoco model=\"tower_%d\">\n  <option timestep=\"0.001\"/>\n  <size memory=\"64M\"/>\n"
+             "  <extension><plugin plugin=\"svi.impact\"><instance name=\"impacts\">"
+             "<config key=\"max_contacts\" value=\"%d\"/></instance></plugin></extension>\n"
+             "  <default><geom friction=\"0.6 0.005 0.0001\" gap=\"0.0025\" margin=\"0.0025\"/></default>\n"
+             "  <worldbody>\n    <geom name=\"floor\" type=\"plane\" size=\"2 2 0.1\"/>\n", k, 4 * k + 8);
+  for (int i = 0; i < k; i++)
+    fprintf(f, "    <body name=\"b%d\" pos=\"0 0 %.4f\"><freejoint/>"
+               "<geom type=\"box\" size=\"0.1 0.1 0.1\" mass=\"1\"/></body>\n", i, 0.1 + 0.2 * i);
+  fprintf(f, "  </worldbody>\n  <keyframe><key name=\"impact\" qpos=\"");
+  for (int i = 0; i < k; i++) fprintf(f, "0 0 %.4f 1 0 0 0 ", 0.1 + 0.2 * i + (i == k - 1 ? 1e-4 : 0));
+  fprintf(f, "\" qvel=\"");
+  for (int i = 0; i < k; i++) fprintf(f, "0 0 %d 0 0 0 ", i == k - 1 ? -1 : 0);
+  fprintf(f, "\"/></keyframe>\n</mujoco>\n");
+  return fclose(f) == 0;
+}
+
 /* least-squares slope of log y against log x */
 static double loglog_slope(const double* x, const double* y, int n) {
   double sx = 0, sy = 0, sxx = 0, sxy = 0;
@@ -352,6 +378,13 @@ static void law_cost(const char* dir, const char* file, int reps) {
 int main(int argc, char** argv) {
   if (argc == 5 && !strcmp(argv[1], "--count")) return count_mode(argv[2], argv[3], atoi(argv[4]));
   if (argc == 4 && !strcmp(argv[1], "--impact")) return impact_mode(argv[2], atoi(argv[3]));
+  if (argc == 3 && !strcmp(argv[1], "--tower")) {
+    char path[256];
+    int k = atoi(argv[2]);
+    if (k < 1 || k > 200 || !tower_model(k, path, sizeof(path))) return 2;
+    printf("%s\n", path);
+    return 0;
+  }
   if (argc == 4 && !strcmp(argv[1], "--plate")) {
     char path[256];
     if (!plate_model(argv[3], atoi(argv[2]), path, sizeof(path))) return 1;
@@ -360,7 +393,7 @@ int main(int argc, char** argv) {
   }
   const char* dir = argc > 1 ? argv[1] : "models";
   int quick = 0;
-  const char* only = "ABCD";
+  const char* only = "ABCDE";
   for (int i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strncmp(argv[i], "--only=", 7)) only = argv[i] + 7;
@@ -368,8 +401,8 @@ int main(int argc, char** argv) {
   }
   if (!dir || dir[0] == '-') {
     fprintf(stderr,
-            "usage: %s [MODEL_DIR] [--quick] [--only=TABLES]   (TABLES: any of A B C D; default models)\n"
-            "       %s --impact MODEL.xml STEPS | --count MODEL.xml MODE STEPS | --plate N DIR\n",
+            "usage: %s [MODEL_DIR] [--quick] [--only=TABLES]   (TABLES: any of A B C D E; default models)\n"
+            "       %s --impact MODEL.xml STEPS | --count MODEL.xml MODE STEPS | --plate N DIR | --tower K\n",
             argv[0], argv[0]);
     return 2;
   }
@@ -419,6 +452,28 @@ int main(int argc, char** argv) {
          "|---|---|---|---|---|---|\n");
   const char* d_models[] = {"cradle_5.xml", "cradle_3.xml", "cradle_unequal.xml", "billiard_break.xml", "trex.xml"};
   for (size_t i = 0; i < sizeof(d_models) / sizeof(d_models[0]); i++) law_cost(dir, d_models[i], quick ? 20 : 200);
+  }
+  if (strchr(only, 'E')) {
+
+  printf("\n## E. One impact event among many bodies: a box dropped onto a resting stack (K boxes, 4K contacts, "
+         "6K dofs; medians of %s)\n\n", quick ? "3" : "30, 10 from K = 12, 5 from K = 25");
+  printf("| boxes | dofs | contacts in the event | LCP size | LCPs | impact step us | native mj_step us | ratio |\n"
+         "|---|---|---|---|---|---|---|---|\n");
+  const int ks[] = {2, 3, 6, 12, 25};
+  double fx[8], fy[8], fn[8];
+  int nf = 0;
+  for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+    char path[256];
+    if (!tower_model(ks[i], path, sizeof(path))) { fprintf(stderr, "cannot write %s\n", path); continue; }
+    step_cost c = impact_step(path, quick ? 3 : ks[i] >= 25 ? 5 : ks[i] >= 12 ? 10 : 30);
+    if (!c.ok) { printf("| %d | no impact event |\n", ks[i]); continue; }
+    printf("| %d | %d | %d | %d | %d | %.1f | %.1f | %.1f |\n", ks[i], 6 * ks[i], c.ncontact,
+           c.nt == 2 ? 7 * c.ncontact : 5 * c.ncontact, c.lcps, c.impact_us, c.native_us, c.impact_us / c.native_us);
+    fx[nf] = c.ncontact; fy[nf] = c.impact_us; fn[nf] = c.native_us; nf++;
+  }
+  if (nf >= 2)
+    printf("\nLeast-squares fit over the contacts: impact step ~ N^%.2f, native mj_step ~ N^%.2f\n",
+           loglog_slope(fx, fy, nf), loglog_slope(fx, fn, nf));
   }
   return 0;
 }
