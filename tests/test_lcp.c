@@ -99,8 +99,8 @@ static void test_degenerate(void) {
   svi_lcp_work_destroy(w);
 }
 
-/* A path longer than the product form's eta file (2n + 16 etas) restarts on the tableau, whose
- * block the eta file shares.  Murty's example (1 on the diagonal, 2 below it, q = -1) takes 2^n
+/* A path longer than the product form's eta file (2n + 16 etas) restarts on the tableau, with the
+ * same answer.  Murty's example (1 on the diagonal, 2 below it, q = -1) takes 2^n
  * pivots with the covering vector of ones: n = 7 fills the file after 30 and needs 128. */
 static void test_long_path(void) {
   enum { n = 7 };
