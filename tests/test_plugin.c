@@ -338,6 +338,59 @@ static void test_flat_box(void) {
   mj_deleteData(d); mj_deleteModel(m);
 }
 
+/* --- an event among bodies resting elsewhere -----------------------------------------------
+ * A box lands flat next to boxes resting on the floor (one alone, two stacked).  The event holds
+ * the landing box's 4 contacts only: the others touch, but their trees are not connected to an
+ * approaching contact, so they stay MuJoCo's resting contacts.  The law's outcome is the one of the
+ * scene without them, bit for bit (same event index, same seed). */
+#define LAND_BOX "<body pos='0 0 .5'><freejoint/><geom type='box' size='.1 .1 .05' mass='1'/></body>"
+#define REST_BOX(x, z) "<body pos='" x " 0 " z "'><freejoint/><geom type='box' size='.1 .1 .05' mass='2'/></body>"
+static void land_event(const char* name, const char* bodies, int nrest, svi_event* out) {
+  char xml[2048];
+  snprintf(xml, sizeof(xml),
+           "<mujoco><option timestep='0.001'/>" PLUGIN("") "<default><geom gap='0.003' margin='0.003'/></default>"
+           "<worldbody><geom type='plane' size='5 5 .1'/>" LAND_BOX "%s</worldbody>"
+           "<keyframe><key name='impact' qpos='0 0 .0501 1 0 0 0%s' qvel='0 0 -1 0 0 0%s'/></keyframe></mujoco>",
+           bodies, nrest == 3 ? " 1 0 .05 1 0 0 0 -1 0 .05 1 0 0 0 -1 0 .15 1 0 0 0" : "",
+           nrest == 3 ? " 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0" : "");
+  mjModel* m = load(write_model(name, xml));
+  memset(out, 0, sizeof(*out));
+  out->ncontact = -1;
+  if (!m) return;
+  mjData* d = mj_makeData(m);
+  start(m, d);
+  svi_instance* in = svi_instance_of(m, d);
+  run_to_event(m, d, 1, 0.1);
+  if (svi_event_count(in) > 0) *out = *svi_event_get(in, 0);
+  mj_deleteData(d);
+  mj_deleteModel(m);
+}
+
+static int cmp_dbl(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+static void test_unrelated_rest(void) {
+  svi_event alone, among;
+  land_event("land_alone", "", 0, &alone);
+  land_event("land_among", REST_BOX("1", ".05") REST_BOX("-1", ".05") REST_BOX("-1", ".15"), 3, &among);
+  CHECK(alone.ncontact == 4 && among.ncontact == 4,
+        "a box landing among resting boxes: event of %d contacts (alone: %d), the resting ones left out",
+        among.ncontact, alone.ncontact);
+  if (alone.ncontact != 4 || among.ncontact != 4) return;
+  double a[8], b[8];
+  for (int k = 0; k < 4; k++) {
+    a[k] = alone.vn_after[k]; b[k] = among.vn_after[k];
+    a[4 + k] = alone.impulse[k][0]; b[4 + k] = among.impulse[k][0];
+  }
+  qsort(a, 4, sizeof(double), cmp_dbl); qsort(a + 4, 4, sizeof(double), cmp_dbl);
+  qsort(b, 4, sizeof(double), cmp_dbl); qsort(b + 4, 4, sizeof(double), cmp_dbl);
+  CHECK(!memcmp(a, b, sizeof(a)) && alone.lcps == among.lcps && alone.status == among.status,
+        "the landing's outcome does not depend on the boxes resting elsewhere (vn+ %g / %g, impulse %g / %g)",
+        a[0], b[0], a[4], b[4]);
+}
+
 /* --- pseudo-impulse: Johnson et al.'s rocking block (h 10 cm, w 5 cm, m 5 kg, sticking) --------- */
 /* Released from rest on its left corner at tilt phi0; returns the number of impacts and fills the
  * pre-impact COM vertical speed of each (from the approaching corner: J_n v = 2 zdot) and whether
@@ -600,6 +653,7 @@ int main(int argc, char** argv) {
   test_box_corner();
   test_block_log();
   test_flat_box();
+  test_unrelated_rest();
   test_pseudo_impulse();
   test_pseudo_demotion();
   test_pseudo_many_contacts();

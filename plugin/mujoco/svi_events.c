@@ -9,7 +9,12 @@
  * resting contact in the same step, with no free fall in between.
  * Contacts in the event: every contact with g <= band (touching or resting, approaching or not:
  * impulses pass through resting contacts, as in Newton's cradle), and every contact that closes
- * within the simultaneity window, g <= -J_n v * window.
+ * within the simultaneity window, g <= -J_n v * window -- among the kinematic trees that these
+ * contacts connect to a tree with an approaching contact (J_n v < -impact speed).  The impact law
+ * couples contacts only through the mass matrix, which is block-diagonal by tree, so a group of
+ * trees that touch each other (and static geoms) but no approaching contact gets no impulse from
+ * the event: its contacts stay resting contacts of MuJoCo's solver, and the event's outcome does not
+ * depend on bodies resting elsewhere in the scene.
  */
 #include <math.h>
 #include <stdio.h>
@@ -190,6 +195,61 @@ static void collect_touching(svi_instance* in, const mjModel* m, mjData* d) {
 /* Collect the active contacts into in->cidx / in->vn and this step's touching contacts into
  * in->touch_next; returns their number, or -1 if there is no impact event this step (-2: there is
  * one, but svi.impact must leave it to MuJoCo). */
+/* A contact that can be in an event (touching, or closing within the window), with its normal
+ * velocity; flex contacts and contacts MuJoCo excludes are not. */
+static int candidate(const mjModel* m, const mjData* d, const mjContact* c, double band, double win,
+                     mjtNum* vn) {
+  if (c->exclude > 1 || c->geom[0] < 0 || c->geom[1] < 0) return 0;
+  mjtNum gap = c->dist - c->includemargin;
+  *vn = normal_velocity(m, d, c);
+  return gap <= band || (*vn < 0 && gap <= -*vn * win);
+}
+
+/* union-find over the kinematic trees (-1: static, in no set) */
+static int tree_find(int* parent, int t) {
+  while (parent[t] != t) t = parent[t] = parent[parent[t]];
+  return t;
+}
+
+static int contact_tree(const mjModel* m, const mjContact* c, int side) {
+  return m->body_treeid[m->geom_bodyid[c->geom[side]]];
+}
+
+/* The event's contacts into in->cidx / in->vn: the candidates whose trees are connected, through
+ * candidates, to a tree with an approaching one (the file's comment).  Sets *napproach and
+ * *overflow (more than nc_max of them); returns their number. */
+static int event_contacts(svi_instance* in, const mjModel* m, const mjData* d, double vimp, double band,
+                          double win, int* napproach, int* overflow) {
+  int nt = (int)m->ntree, *parent = in->tree, *mark = in->tree + nt, n = 0;
+  mjtNum vn;
+  for (int t = 0; t < nt; t++) { parent[t] = t; mark[t] = 0; }
+  for (int i = 0; i < d->ncon; i++) {
+    const mjContact* c = d->contact + i;
+    if (!candidate(m, d, c, band, win, &vn)) continue;
+    int a = contact_tree(m, c, 0), b = contact_tree(m, c, 1);
+    if (a >= 0 && b >= 0) parent[tree_find(parent, a)] = tree_find(parent, b);
+  }
+  for (int i = 0; i < d->ncon; i++) {
+    const mjContact* c = d->contact + i;
+    if (!candidate(m, d, c, band, win, &vn) || !(vn < -vimp)) continue;
+    int a = contact_tree(m, c, 0), b = contact_tree(m, c, 1);
+    if (a >= 0 || b >= 0) mark[tree_find(parent, a >= 0 ? a : b)] = 1;
+  }
+  *napproach = *overflow = 0;
+  for (int i = 0; i < d->ncon; i++) {
+    const mjContact* c = d->contact + i;
+    if (!candidate(m, d, c, band, win, &vn)) continue;
+    int a = contact_tree(m, c, 0), b = contact_tree(m, c, 1);
+    if ((a < 0 && b < 0) || !mark[tree_find(parent, a >= 0 ? a : b)]) continue;
+    if (vn < -vimp) (*napproach)++;
+    if (n == in->nc_max) { *overflow = 1; continue; }
+    in->cidx[n] = i;
+    in->vn[n] = vn;
+    n++;
+  }
+  return n;
+}
+
 static int detect(svi_instance* in, const mjModel* m, mjData* d, int* napproach) {
   const double* state = svi_state(m, (mjData*)d, in);
   const double* touch = state + SVI_STATE_TOUCH;
@@ -213,13 +273,7 @@ static int detect(svi_instance* in, const mjModel* m, mjData* d, int* napproach)
      * resting contact skips the search (most contacts, most steps) */
     int sustained = touching && vn < -vimp && was_touching(in, d, touch, ntouch, c, i);
     if (sustained_next(gap, band, vn, vimp, sustained)) touch_add(in, m, d, c);
-    if (!touching && !(vn < 0 && gap <= -vn * win)) continue;
     if (gap <= 0 && vn < -vimp && !sustained) trigger = 1;
-    if (vn < -vimp) (*napproach)++;
-    if (n == in->nc_max) { overflow = 1; continue; }
-    in->cidx[n] = i;
-    in->vn[n] = vn;
-    n++;
   }
   carry_unreported(in, m, d, touch, ntouch);
   touch_finish(in);
@@ -227,6 +281,7 @@ static int detect(svi_instance* in, const mjModel* m, mjData* d, int* napproach)
     svi_report(in, SVI_WARN_FLEX,
                "svi.impact: flex contacts are left to MuJoCo's solver (svi.impact handles rigid geoms only)");
   if (!trigger) return -1;
+  n = event_contacts(in, m, d, vimp, band, win, napproach, &overflow);
   for (int k = 0; k < n; k++) {
     const mjContact* c = d->contact + in->cidx[k];
     sleeping |= asleep(m, d, c->geom[0]) || asleep(m, d, c->geom[1]);

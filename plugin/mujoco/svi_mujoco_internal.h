@@ -38,6 +38,8 @@ struct svi_instance {
   double *M, *Jn, *Jt, *mu, *vn, *J1, *J2, *tdir, *lam, *vplus;
   int*    cidx;                 /* MuJoCo contact index of each problem contact */
   int*    kept;                 /* pseudo-impulse: contact kept */
+  int*    tree;                 /* 2 ntree: union-find parents of the kinematic trees, then the
+                                   mark of each root (the trees an event's contacts couple) */
   /* the touching contacts found by the last compute, committed to plugin_state by advance */
   double* touch_next;
   int     ntouch_next, touch_next_valid;

@@ -85,6 +85,7 @@ static void free_instance(svi_instance* in) {
   free(in->block);
   free(in->cidx);
   free(in->kept);
+  free(in->tree);
   free(in->touch_next);
   free(in->events);
   free(in->snaps);
@@ -122,9 +123,11 @@ static svi_instance* make_instance(const mjModel* m, int id, const svi_config* c
   in->block = calloc(need + 1, sizeof(double));
   in->cidx = calloc((size_t)ncmax, sizeof(int));
   in->kept = calloc((size_t)ncmax, sizeof(int));
+  in->tree = calloc(2 * (size_t)m->ntree + 1, sizeof(int));
   in->touch_next = calloc((size_t)ncmax * SVI_TOUCH_SIZE, sizeof(double));
   in->snap_size = (int)mj_stateSize(m, mjSTATE_INTEGRATION);
-  if (!in->block || !in->cidx || !in->kept || !in->touch_next || svi_log_alloc(in, cfg->log_events)) {
+  if (!in->block || !in->cidx || !in->kept || !in->tree || !in->touch_next ||
+      svi_log_alloc(in, cfg->log_events)) {
     free_instance(in);
     return NULL;
   }

@@ -17,13 +17,14 @@
  *    impact problems (cradles, billiard break, the tailed runner).
  * E. One impact event among many bodies: a box dropped onto a resting stack of K - 1 boxes
  *    (K = 2 .. 25, 4 contacts per face, 4K contacts, 6K dofs; tower_model), and the exponent
- *    of the impact step's cost in the number of contacts.
+ *    of the impact step's cost in the number of contacts; then a box landing among K boxes
+ *    resting apart (bin_model), whose contacts are not in the event.
  * --count runs STEPS impact-free steps of one variant inside bench_free_steps(), for
  *    valgrind --tool=callgrind --toggle-collect=bench_free_steps (tests/bench/overhead_callgrind.sh).
  * --impact MODEL.xml REPS runs the impact step of the model's first event REPS times inside
  *    impact_steps() and native mj_step from the same state inside native_steps(), for
- *    valgrind --tool=callgrind --toggle-collect=impact_steps (or native_steps); --plate N DIR
- *    and --tower K write the model of table C or E and print its path.
+ *    valgrind --tool=callgrind --toggle-collect=impact_steps (or native_steps); --plate N DIR,
+ *    --tower K and --bin K write the model of table C or E and print its path.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -286,6 +287,30 @@ static int tower_model(int k, char* path, size_t len) {
   return fclose(f) == 0;
 }
 
+/* table E's second part: a box landing flat on the floor among k boxes resting on it (a grid of
+ * 0.5 m pitch, none touching another), same geoms and options as tower_model */
+static int bin_model(int k, char* path, size_t len) {
+  snprintf(path, len, "/tmp/svi_bench_bin_%d.xml", k);
+  FILE* f = fopen(path, "w");
+  if (!f) return 0;
+  int side = 1;
+  while (side * side < k + 1) side++;
+  fprintf(f, "<mujoco model=\"bin_%d\">\n  <option timestep=\"0.001\"/>\n  <size memory=\"64M\"/>\n"
+             "  <extension><plugin plugin=\"svi.impact\"><instance name=\"impacts\">"
+             "<config key=\"max_contacts\" value=\"%d\"/></instance></plugin></extension>\n"
+             "  <default><geom friction=\"0.6 0.005 0.0001\" gap=\"0.0025\" margin=\"0.0025\"/></default>\n"
+             "  <worldbody>\n    <geom name=\"floor\" type=\"plane\" size=\"20 20 0.1\"/>\n", k, 4 * k + 8);
+  for (int i = 0; i <= k; i++)
+    fprintf(f, "    <body pos=\"%g %g 0.1\"><freejoint/><geom type=\"box\" size=\"0.1 0.1 0.1\" mass=\"1\"/></body>\n",
+            0.5 * (i % side), 0.5 * (i / side));
+  fprintf(f, "  </worldbody>\n  <keyframe><key name=\"impact\" qpos=\"");
+  for (int i = 0; i <= k; i++) fprintf(f, "%g %g %g 1 0 0 0 ", 0.5 * (i % side), 0.5 * (i / side), i == 0 ? 0.1001 : 0.1);
+  fprintf(f, "\" qvel=\"");
+  for (int i = 0; i <= k; i++) fprintf(f, "0 0 %d 0 0 0 ", i == 0 ? -1 : 0);
+  fprintf(f, "\"/></keyframe>\n</mujoco>\n");
+  return fclose(f) == 0;
+}
+
 /* least-squares slope of log y against log x */
 static double loglog_slope(const double* x, const double* y, int n) {
   double sx = 0, sy = 0, sxx = 0, sxy = 0;
@@ -378,10 +403,14 @@ static void law_cost(const char* dir, const char* file, int reps) {
 int main(int argc, char** argv) {
   if (argc == 5 && !strcmp(argv[1], "--count")) return count_mode(argv[2], argv[3], atoi(argv[4]));
   if (argc == 4 && !strcmp(argv[1], "--impact")) return impact_mode(argv[2], atoi(argv[3]));
-  if (argc == 3 && !strcmp(argv[1], "--tower")) {
+  if (argc == 3 && (!strcmp(argv[1], "--tower") || !strcmp(argv[1], "--bin"))) {
     char path[256];
-    int k = atoi(argv[2]);
-    if (k < 1 || k > 200 || !tower_model(k, path, sizeof(path))) return 2;
+    int k = atoi(argv[2]), tower = !strcmp(argv[1], "--tower");
+    if (k < (tower ? 1 : 0) || k > 200) {
+      fprintf(stderr, "%s K: K from %d to 200\n", argv[1], tower ? 1 : 0);
+      return 2;
+    }
+    if (!(tower ? tower_model : bin_model)(k, path, sizeof(path))) { fprintf(stderr, "cannot write %s\n", path); return 1; }
     printf("%s\n", path);
     return 0;
   }
@@ -402,7 +431,7 @@ int main(int argc, char** argv) {
   if (!dir || dir[0] == '-') {
     fprintf(stderr,
             "usage: %s [MODEL_DIR] [--quick] [--only=TABLES]   (TABLES: any of A B C D E; default models)\n"
-            "       %s --impact MODEL.xml STEPS | --count MODEL.xml MODE STEPS | --plate N DIR | --tower K\n",
+            "       %s --impact MODEL.xml STEPS | --count MODEL.xml MODE STEPS | --plate N DIR | --tower K | --bin K\n",
             argv[0], argv[0]);
     return 2;
   }
@@ -474,6 +503,20 @@ int main(int argc, char** argv) {
   if (nf >= 2)
     printf("\nLeast-squares fit over the contacts: impact step ~ N^%.2f, native mj_step ~ N^%.2f\n",
            loglog_slope(fx, fy, nf), loglog_slope(fx, fn, nf));
+
+  printf("\nA box landing flat among K boxes resting on the floor, none touching another (medians of %d): the "
+         "resting ones are not in the event\n\n", quick ? 3 : 30);
+  printf("| resting boxes | dofs | contacts touching | contacts in the event | LCPs | impact step us | native mj_step us | "
+         "ratio |\n|---|---|---|---|---|---|---|---|\n");
+  const int kb[] = {0, 8, 24, 48};
+  for (size_t i = 0; i < sizeof(kb) / sizeof(kb[0]); i++) {
+    char path[256];
+    if (!bin_model(kb[i], path, sizeof(path))) { fprintf(stderr, "cannot write %s\n", path); continue; }
+    step_cost c = impact_step(path, quick ? 3 : 30);
+    if (!c.ok) { printf("| %d | no impact event |\n", kb[i]); continue; }
+    printf("| %d | %d | %d | %d | %d | %.1f | %.1f | %.1f |\n", kb[i], 6 * (kb[i] + 1), 4 * (kb[i] + 1), c.ncontact,
+           c.lcps, c.impact_us, c.native_us, c.impact_us / c.native_us);
+  }
   }
   return 0;
 }
