@@ -234,7 +234,8 @@ class Impacts:
     if i < 0:
       i += n
     if not 0 <= i < n:
-      raise IndexError(f"svi: event {i} not in the log ({n} events)")
+      raise IndexError(f"svi: event {i} not in the log ({n} events; a position in it, not Event.index, and "
+                       "restore/resample rewind the run: the events after the one rewound to are gone)")
     return Event._from_c(self._lib.svi_event_get(self._in, i).contents)
 
   @property
@@ -329,7 +330,8 @@ class Impacts:
     n = len(self)
     j = i + n if i < 0 else i
     if not 0 <= j < n:
-      raise IndexError(f"svi: event {i} not in the log ({n} events)")
+      raise IndexError(f"svi: event {i} not in the log ({n} events; a position in it, not Event.index, and "
+                       "restore/resample rewind the run: the events after the one rewound to are gone)")
     return j
 
   def _check(self, st: int, what: str) -> None:
