@@ -124,6 +124,45 @@ static void test_long_path(void) {
   svi_lcp_work_destroy(w);
 }
 
+/* The product form against the tableau from n = 64 on, where FTRAN skips a pair of etas whose
+ * pivot values are zero: positive definite M (one solution), the same z to rounding. */
+static void test_large_pfi(void) {
+  enum { NMAX = 96 };
+  static double M[NMAX * NMAX], A[NMAX * NMAX];
+  double q[NMAX], z[NMAX], zp[NMAX];
+  svi_lcp_work* w = svi_lcp_work_create(NMAX);
+  int bad = 0, pivots = 0;
+  for (int t = 0; t < 12; t++) {
+    int n = 64 + 8 * (t % 5);
+    for (int i = 0; i < n * n; i++) A[i] = 2 * rnd(7000 + t, 1000 + i) - 1;
+    for (int i = 0; i < n; i++)   /* M = A^T A / n + 0.1 I: positive definite */
+      for (int j = 0; j < n; j++) {
+        double sum = i == j ? 0.1 : 0;
+        for (int k = 0; k < n; k++) sum += A[k * n + i] * A[k * n + j] / n;
+        M[i * n + j] = sum;
+      }
+    double mn = 0;
+    for (int i = 0; i < n; i++) {
+      q[i] = 2 * rnd(7000 + t, i) - 1;
+      double r = 0;
+      for (int j = 0; j < n; j++) r += fabs(M[i * n + j]);
+      mn = fmax(mn, r);
+    }
+    svi_lcp_info it, ip;
+    int st = svi_lcp_lemke(w, n, M, q, NULL, NULL, z, &it);
+    svi_lcp_prepared P = {.M = M, .mnorm = mn};
+    int stp = svi_lcp_lemke_prepared(w, n, &P, q, NULL, NULL, NULL, NULL, zp, &ip);
+    double d = 0, zs = 1e-300;
+    for (int i = 0; i < n; i++) { d = fmax(d, fabs(z[i] - zp[i])); zs = fmax(zs, fabs(z[i])); }
+    bad += st != SVI_OK || stp != SVI_OK || d > 1e-9 * zs || ip.pivots != it.pivots;
+    pivots += ip.pivots;
+  }
+  CHECK(bad == 0 && pivots > 12 * 20, "product form vs tableau, n = 64..96: %d of 12 differ (%d pivots)", bad, pivots);
+  double dsub[2] = {1, 1e-310}, M2[4] = {2, 1, 1, 2}, q2[2] = {-1, -1};
+  CHECK(svi_lcp_lemke(w, 2, M2, q2, dsub, NULL, z, NULL) == SVI_ERR_ARG, "subnormal covering vector rejected");
+  svi_lcp_work_destroy(w);
+}
+
 /* Sobol: each coordinate of the first 2^k points is stratified (one point per 2^-k cell) */
 static void test_sobol(void) {
   static svi_sobol s;
@@ -153,6 +192,7 @@ int main(void) {
   test_impact_shape();
   test_degenerate();
   test_long_path();
+  test_large_pfi();
   test_sobol();
   return svi_test_finish();
 }

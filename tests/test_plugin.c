@@ -389,6 +389,25 @@ static void test_unrelated_rest(void) {
   CHECK(!memcmp(a, b, sizeof(a)) && alone.lcps == among.lcps && alone.status == among.status,
         "the landing's outcome does not depend on the boxes resting elsewhere (vn+ %g / %g, impulse %g / %g)",
         a[0], b[0], a[4], b[4]);
+  /* ... but a box it lands on is in the event: the resting contacts below it pass the impulse on */
+  char xml[2048];
+  snprintf(xml, sizeof(xml),
+           "<mujoco><option timestep='0.001'/>" PLUGIN("") "<default><geom gap='0.003' margin='0.003'/></default>"
+           "<worldbody><geom type='plane' size='5 5 .1'/>" LAND_BOX REST_BOX("0", ".05") "</worldbody>"
+           "<keyframe><key name='impact' qpos='0 0 .1501 1 0 0 0 0 0 .05 1 0 0 0' qvel='0 0 -1 0 0 0 0 0 0 0 0 0'/>"
+           "</keyframe></mujoco>");
+  mjModel* m = load(write_model("land_on", xml));
+  if (!m) { CHECK(0, "load land_on"); return; }
+  mjData* d = mj_makeData(m);
+  start(m, d);
+  svi_instance* in = svi_instance_of(m, d);
+  run_to_event(m, d, 1, 0.1);
+  const svi_event* e = svi_event_count(in) ? svi_event_get(in, 0) : NULL;
+  CHECK(e && e->ncontact == 8 && e->napproach == 4 && e->ke_after <= e->ke_before,
+        "a box landing on a resting box: the 4 contacts below are in the event too (%d contacts, %d approaching)",
+        e ? e->ncontact : -1, e ? e->napproach : -1);
+  mj_deleteData(d);
+  mj_deleteModel(m);
 }
 
 /* --- pseudo-impulse: Johnson et al.'s rocking block (h 10 cm, w 5 cm, m 5 kg, sticking) --------- */

@@ -72,7 +72,7 @@ svi_lcp_work* svi_lcp_work_create(int nmax);
 void          svi_lcp_work_destroy(svi_lcp_work* w);
 
 /* Lemke's complementary pivoting with a lexicographic ratio test (never cycles on degenerate
- * problems).  d is the covering vector (d > 0 elementwise), NULL = all ones.  On failure z is
+ * problems).  d is the covering vector (d > 0 elementwise, normal numbers: d >= DBL_MIN), NULL = all ones.  On failure z is
  * left at 0 and info->status < 0.  No allocation. */
 int svi_lcp_lemke(svi_lcp_work* w, int n, const double* M, const double* q, const double* d,
                   const svi_lcp_options* opt, double* z, svi_lcp_info* info);

@@ -240,18 +240,19 @@ int svi_cholesky_env(int n, double* L, const int* lo) {
 
 int svi_cholesky(int n, double* L) { return svi_cholesky_env(n, L, NULL); }
 
-/* Row envelopes of a symmetric matrix: lo_i the first nonzero of row i's lower part, and (hi may
- * be NULL) hi_i the last of its upper part, max { k : lo_k <= i } by symmetry. */
+/* Row envelopes: lo_i the first nonzero of row i's lower part, and (hi may be NULL) hi_i the last
+ * nonzero of its upper part, both read from the row itself (a mass matrix the set-up accepts is
+ * symmetric to 1e-10 only, not bit for bit). */
 void svi_envelope(int n, const double* M, int* lo, int* hi) {
   for (int i = 0; i < n; i++) {
     int k = 0;
     while (k < i && M[i * n + k] == 0) k++;
     lo[i] = k;
+    if (!hi) continue;
+    k = n - 1;
+    while (k > i && M[i * n + k] == 0) k--;
+    hi[i] = k;
   }
-  if (!hi) return;
-  for (int i = 0; i < n; i++) hi[i] = i;
-  for (int k = 0; k < n; k++)
-    for (int i = lo[k]; i < k; i++) hi[i] = k;
 }
 
 /* x <- M^-1 x with M = L L^T (lo: svi_cholesky_env's envelope, or NULL) */

@@ -325,10 +325,10 @@ SVI_SIMD static void pfi_ftran_from(const svi_lcp_work* w, int n, double* restri
     double x1 = x[r1] * w->eta_inv[t];
     double y2 = r2 == r1 ? x1 : x[r2] - e1[r2] * x1;
     double x2 = y2 * w->eta_inv[t + 1];
-    /* a zero subtracts a zero: no branch on x1 = x2 = 0 (which they are is data) in the small
+    /* a zero subtracts a zero: no branch on x_r1 = x_r2 = 0 (which they are is data) in the small
      * problems, a skipped pass in the large ones (n >= 64: a pass costs more than a mispredicted
-     * branch; x_r1 and x_r2 are then zeros already, up to their sign) */
-    if (n >= 64 && x1 == 0 && x2 == 0) continue;
+     * branch; then x1 = x2 = 0 and the pass would change only the sign of zeros) */
+    if (n >= 64 && x[r1] == 0 && x[r2] == 0) continue;
     for (int i = 0; i < n; i++) x[i] = x[i] - e1[i] * x1 - e2[i] * x2;
     x[r1] = r1 == r2 ? x1 : x1 - e2[r1] * x2;
     x[r2] = x2;
@@ -694,7 +694,8 @@ static int check_entry(const svi_lcp_work* w, int n, const double* M, int check_
   memset(z, 0, sizeof(double) * n);
   if ((check_m && !finite_vec(n * n, M)) || !finite_vec(n, q) || (d && !finite_vec(n, d)))
     return info->status = SVI_ERR_NONFINITE;
-  if (d) for (int i = 0; i < n; i++) if (!(d[i] > 0)) return info->status = SVI_ERR_ARG;
+  /* a subnormal d_i would make the first eta's reciprocal pivot infinite */
+  if (d) for (int i = 0; i < n; i++) if (!(d[i] >= DBL_MIN)) return info->status = SVI_ERR_ARG;
   return SVI_OK;
 }
 
