@@ -12,9 +12,9 @@
  * within the simultaneity window, g <= -J_n v * window -- among the kinematic trees that these
  * contacts connect to a tree with an approaching contact (J_n v < -impact speed).  The impact law
  * couples contacts only through the mass matrix, which is block-diagonal by tree, so a group of
- * trees that touch each other (and static geoms) but no approaching contact gets no impulse from
- * the event: its contacts stay resting contacts of MuJoCo's solver, and the event's outcome does not
- * depend on bodies resting elsewhere in the scene.
+ * trees that touch each other (and static geoms) but no approaching contact would get from the
+ * event only the stop of its own slow approach, which is resting contact: MuJoCo's solver handles it
+ * in this step as in every other.  The event's outcome does not depend on bodies resting elsewhere.
  */
 #include <math.h>
 #include <stdio.h>
