@@ -345,14 +345,14 @@ static void test_flat_box(void) {
  * scene without them, bit for bit (same event index, same seed). */
 #define LAND_BOX "<body pos='0 0 .5'><freejoint/><geom type='box' size='.1 .1 .05' mass='1'/></body>"
 #define REST_BOX(x, z) "<body pos='" x " 0 " z "'><freejoint/><geom type='box' size='.1 .1 .05' mass='2'/></body>"
-static void land_event(const char* name, const char* bodies, int nrest, svi_event* out) {
+/* the first event of LAND_BOX then `bodies`, started at the key (qpos, qvel); ncontact -1: none */
+static void land_event(const char* name, const char* bodies, const char* qpos, const char* qvel, svi_event* out) {
   char xml[2048];
   snprintf(xml, sizeof(xml),
            "<mujoco><option timestep='0.001'/>" PLUGIN("") "<default><geom gap='0.003' margin='0.003'/></default>"
            "<worldbody><geom type='plane' size='5 5 .1'/>" LAND_BOX "%s</worldbody>"
-           "<keyframe><key name='impact' qpos='0 0 .0501 1 0 0 0%s' qvel='0 0 -1 0 0 0%s'/></keyframe></mujoco>",
-           bodies, nrest == 3 ? " 1 0 .05 1 0 0 0 -1 0 .05 1 0 0 0 -1 0 .15 1 0 0 0" : "",
-           nrest == 3 ? " 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0" : "");
+           "<keyframe><key name='impact' qpos='%s' qvel='%s'/></keyframe></mujoco>",
+           bodies, qpos, qvel);
   mjModel* m = load(write_model(name, xml));
   memset(out, 0, sizeof(*out));
   out->ncontact = -1;
@@ -372,42 +372,31 @@ static int cmp_dbl(const void* a, const void* b) {
 }
 
 static void test_unrelated_rest(void) {
-  svi_event alone, among;
-  land_event("land_alone", "", 0, &alone);
-  land_event("land_among", REST_BOX("1", ".05") REST_BOX("-1", ".05") REST_BOX("-1", ".15"), 3, &among);
+  svi_event alone, among, on;
+  land_event("land_alone", "", "0 0 .0501 1 0 0 0", "0 0 -1 0 0 0", &alone);
+  land_event("land_among", REST_BOX("1", ".05") REST_BOX("-1", ".05") REST_BOX("-1", ".15"),
+             "0 0 .0501 1 0 0 0 1 0 .05 1 0 0 0 -1 0 .05 1 0 0 0 -1 0 .15 1 0 0 0",
+             "0 0 -1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0", &among);
   CHECK(alone.ncontact == 4 && among.ncontact == 4,
         "a box landing among resting boxes: event of %d contacts (alone: %d), the resting ones left out",
         among.ncontact, alone.ncontact);
-  if (alone.ncontact != 4 || among.ncontact != 4) return;
-  double a[8], b[8];
-  for (int k = 0; k < 4; k++) {
-    a[k] = alone.vn_after[k]; b[k] = among.vn_after[k];
-    a[4 + k] = alone.impulse[k][0]; b[4 + k] = among.impulse[k][0];
+  if (alone.ncontact == 4 && among.ncontact == 4) {
+    double a[8], b[8];
+    for (int k = 0; k < 4; k++) {
+      a[k] = alone.vn_after[k]; b[k] = among.vn_after[k];
+      a[4 + k] = alone.impulse[k][0]; b[4 + k] = among.impulse[k][0];
+    }
+    qsort(a, 4, sizeof(double), cmp_dbl); qsort(a + 4, 4, sizeof(double), cmp_dbl);
+    qsort(b, 4, sizeof(double), cmp_dbl); qsort(b + 4, 4, sizeof(double), cmp_dbl);
+    CHECK(!memcmp(a, b, sizeof(a)) && alone.lcps == among.lcps && alone.status == among.status,
+          "the landing's outcome does not depend on the boxes resting elsewhere (vn+ %g / %g, impulse %g / %g)",
+          a[0], b[0], a[4], b[4]);
   }
-  qsort(a, 4, sizeof(double), cmp_dbl); qsort(a + 4, 4, sizeof(double), cmp_dbl);
-  qsort(b, 4, sizeof(double), cmp_dbl); qsort(b + 4, 4, sizeof(double), cmp_dbl);
-  CHECK(!memcmp(a, b, sizeof(a)) && alone.lcps == among.lcps && alone.status == among.status,
-        "the landing's outcome does not depend on the boxes resting elsewhere (vn+ %g / %g, impulse %g / %g)",
-        a[0], b[0], a[4], b[4]);
   /* ... but a box it lands on is in the event: the resting contacts below it pass the impulse on */
-  char xml[2048];
-  snprintf(xml, sizeof(xml),
-           "<mujoco><option timestep='0.001'/>" PLUGIN("") "<default><geom gap='0.003' margin='0.003'/></default>"
-           "<worldbody><geom type='plane' size='5 5 .1'/>" LAND_BOX REST_BOX("0", ".05") "</worldbody>"
-           "<keyframe><key name='impact' qpos='0 0 .1501 1 0 0 0 0 0 .05 1 0 0 0' qvel='0 0 -1 0 0 0 0 0 0 0 0 0'/>"
-           "</keyframe></mujoco>");
-  mjModel* m = load(write_model("land_on", xml));
-  if (!m) { CHECK(0, "load land_on"); return; }
-  mjData* d = mj_makeData(m);
-  start(m, d);
-  svi_instance* in = svi_instance_of(m, d);
-  run_to_event(m, d, 1, 0.1);
-  const svi_event* e = svi_event_count(in) ? svi_event_get(in, 0) : NULL;
-  CHECK(e && e->ncontact == 8 && e->napproach == 4 && e->ke_after <= e->ke_before,
+  land_event("land_on", REST_BOX("0", ".05"), "0 0 .1501 1 0 0 0 0 0 .05 1 0 0 0", "0 0 -1 0 0 0 0 0 0 0 0 0", &on);
+  CHECK(on.ncontact == 8 && on.napproach == 4 && on.ke_after <= on.ke_before,
         "a box landing on a resting box: the 4 contacts below are in the event too (%d contacts, %d approaching)",
-        e ? e->ncontact : -1, e ? e->napproach : -1);
-  mj_deleteData(d);
-  mj_deleteModel(m);
+        on.ncontact, on.napproach);
 }
 
 /* --- pseudo-impulse: Johnson et al.'s rocking block (h 10 cm, w 5 cm, m 5 kg, sticking) --------- */

@@ -212,13 +212,13 @@ static int all_finite(int n, const double* x) {
   return 1;
 }
 
-/* In-place Cholesky M = L L^T (lower, row-major).  0 if not positive definite. */
-/* M = L L^T in place (lower triangle; the upper is zeroed).  lo (may be NULL: all 0) is each row's
- * envelope, the column of its first nonzero: a row of M and of L is zero before it (Cholesky
- * fills no entry left of the envelope), so the sums below start there.  A mass matrix is
- * block-diagonal by kinematic tree: the factor of many free bodies costs their 6 x 6 blocks, not
- * n^3 / 6.  Only exact zeros are left out: the same bits as the full sums (up to a zero's sign). */
-int svi_cholesky_env(int n, double* L, const int* lo) {
+/* M = L L^T in place (lower triangle, row-major; the upper is zeroed); 0 if M is not positive
+ * definite.  lo (may be NULL: all 0) is each row's envelope, the column of its first nonzero: a
+ * row of M and of L is zero before it (Cholesky fills no entry left of the envelope), so the sums
+ * below start there.  A mass matrix is block-diagonal by kinematic tree: the factor of many free
+ * bodies costs their 6 x 6 blocks, not n^3 / 6.  Only exact zeros are left out: the same bits as
+ * the full sums (up to a zero's sign). */
+static int cholesky_env(int n, double* L, const int* lo) {
   for (int j = 0; j < n; j++) {
     int lj = lo ? lo[j] : 0;
     double d = L[j * n + j];
@@ -238,25 +238,24 @@ int svi_cholesky_env(int n, double* L, const int* lo) {
   return 1;
 }
 
-int svi_cholesky(int n, double* L) { return svi_cholesky_env(n, L, NULL); }
+int svi_cholesky(int n, double* L) { return cholesky_env(n, L, NULL); }
 
-/* Row envelopes: lo_i the first nonzero of row i's lower part, and (hi may be NULL) hi_i the last
- * nonzero of its upper part, both read from the row itself (a mass matrix the set-up accepts is
- * symmetric to 1e-10 only, not bit for bit). */
-void svi_envelope(int n, const double* M, int* lo, int* hi) {
+/* Row envelopes: lo_i the first nonzero of row i's lower part, and hi_i the last nonzero of its
+ * upper part, both read from the row itself (a mass matrix the set-up accepts is symmetric to
+ * 1e-10 only, not bit for bit). */
+static void envelope(int n, const double* M, int* lo, int* hi) {
   for (int i = 0; i < n; i++) {
     int k = 0;
     while (k < i && M[i * n + k] == 0) k++;
     lo[i] = k;
-    if (!hi) continue;
     k = n - 1;
     while (k > i && M[i * n + k] == 0) k--;
     hi[i] = k;
   }
 }
 
-/* x <- M^-1 x with M = L L^T (lo: svi_cholesky_env's envelope, or NULL) */
-void svi_cholesky_solve_env(int n, const double* L, const int* lo, double* x) {
+/* x <- M^-1 x with M = L L^T (lo: cholesky_env's envelope, or NULL) */
+static void cholesky_solve_env(int n, const double* L, const int* lo, double* x) {
   /* L y = x from the first nonzero of x on: y_i = 0 before it (a Jbar row's leading zeros,
    * the dofs of bodies before the contact's), and the products skipped are exact zeros */
   int i0 = 0;
@@ -278,7 +277,7 @@ void svi_cholesky_solve_env(int n, const double* L, const int* lo, double* x) {
   }
 }
 
-void svi_cholesky_solve(int n, const double* L, double* x) { svi_cholesky_solve_env(n, L, NULL, x); }
+void svi_cholesky_solve(int n, const double* L, double* x) { cholesky_solve_env(n, L, NULL, x); }
 
 static void build_jbar(svi_impact* s, const svi_problem_def* def) {
   int nv = s->nv, nc = s->nc, nt = s->nt, nd = s->nd;
@@ -300,7 +299,7 @@ static void build_g(svi_impact* s) {
   for (int c = 0; c < nb; c++) {
     double* g = s->Gt + (size_t)c * nv;
     memcpy(g, s->Jbar + (size_t)c * nv, sizeof(double) * nv);
-    svi_cholesky_solve_env(nv, s->L, s->lo, g);
+    cholesky_solve_env(nv, s->L, s->lo, g);
     for (int k = 0; k < nv; k++) s->G[k * nb + c] = g[k];
   }
 }
@@ -504,8 +503,8 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
   s->n_routh = nc * (3 + s->nd);
   memcpy(s->M, def->M, sizeof(double) * nv * nv);
   memcpy(s->L, def->M, sizeof(double) * nv * nv);
-  svi_envelope(nv, s->M, s->lo, s->hi);
-  if (!svi_cholesky_env(nv, s->L, s->lo))
+  envelope(nv, s->M, s->lo, s->hi);
+  if (!cholesky_env(nv, s->L, s->lo))
     return fail(err, errlen, SVI_ERR_NOT_SPD, "mass matrix is not positive definite");
   memcpy(s->mu, def->mu, sizeof(double) * nc);
   memcpy(s->v0, def->v, sizeof(double) * nv);
@@ -810,7 +809,7 @@ void svi_impact_tangent_velocity(const svi_impact* s, const double* v, double* v
   svi_matvec(s->nc * s->nt, s->nv, s->Jt, v, vt);
 }
 
-/* K = 1/2 v^T M v, row by row over each row's nonzero span [lo_i, hi_i] (svi_envelope): the terms
+/* K = 1/2 v^T M v, row by row over each row's nonzero span [lo_i, hi_i] (envelope): the terms
  * left out are exact zeros of M, so the same bits as over all nv (a non-finite v is caught by the
  * outcome check's own finiteness test, not through K) */
 double svi_impact_kinetic_energy(const svi_impact* s, const double* v) {

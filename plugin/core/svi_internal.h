@@ -80,8 +80,8 @@ struct svi_impact {
   double* dv;     /* SVI_ENUM_MAX_SOLS x nv */
   double* sign;   /* n_routh: lexicographic perturbation signs */
   int*    order;  /* n_routh: lexicographic perturbation order */
-  int*    lo;     /* nv: envelope of M's rows (svi_envelope), for the Cholesky factor and solves */
-  int*    hi;     /* nv: last nonzero of each row of M (svi_envelope), for K(v) */
+  int*    lo;     /* nv: envelope of M's rows (first nonzero of the lower part), for the Cholesky factor and solves */
+  int*    hi;     /* nv: last nonzero of each row of M, for K(v) */
   double* seen;   /* SVI_ENUM_MAX_SOLS x 2 nc: outcomes kept by the mode enumeration */
   double* Wr;     /* (2 nc)^2 reduced Delassus matrix for the mode enumeration (nt = 1) */
   int     pattern_cap;     /* patterns with a precomputed linear map (7^min(nc_max, 3)) */
@@ -241,9 +241,6 @@ double svi_min_normal(const svi_impact* s, const double* u);
 /* dense Cholesky of an n x n row-major SPD matrix in place (0 if not positive definite), and the
  * solve x <- A^-1 x with the factor */
 int  svi_cholesky(int n, double* A);
-int  svi_cholesky_env(int n, double* L, const int* lo);
-void svi_envelope(int n, const double* M, int* lo, int* hi);
-void svi_cholesky_solve_env(int n, const double* L, const int* lo, double* x);
 void svi_cholesky_solve(int n, const double* L, double* x);
 /* h in N s from the config (relative to the reference impulse unless step_abs > 0) */
 double svi_routh_h(const svi_impact* s, const svi_routh_config* cfg);

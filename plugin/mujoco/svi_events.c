@@ -192,11 +192,10 @@ static void collect_touching(svi_instance* in, const mjModel* m, mjData* d) {
   touch_finish(in);
 }
 
-/* Collect the active contacts into in->cidx / in->vn and this step's touching contacts into
- * in->touch_next; returns their number, or -1 if there is no impact event this step (-2: there is
- * one, but svi.impact must leave it to MuJoCo). */
 /* A contact that can be in an event (touching, or closing within the window), with its normal
- * velocity; flex contacts and contacts MuJoCo excludes are not. */
+ * velocity; flex contacts and contacts MuJoCo excludes are not.  (detect's own loop has computed
+ * these for every contact already; they are computed again only on a step with an event, which
+ * saves a per-contact buffer.) */
 static int candidate(const mjModel* m, const mjData* d, const mjContact* c, double band, double win,
                      mjtNum* vn) {
   if (c->exclude > 1 || c->geom[0] < 0 || c->geom[1] < 0) return 0;
@@ -223,18 +222,16 @@ static int event_contacts(svi_instance* in, const mjModel* m, const mjData* d, d
   int nt = (int)m->ntree, *parent = in->tree, *mark = in->tree + nt, n = 0;
   mjtNum vn;
   for (int t = 0; t < nt; t++) { parent[t] = t; mark[t] = 0; }
+  /* one pass: the unions, and a mark on each tree with an approaching contact; then each marked
+   * tree marks its set's root (a mark only ever goes from 0 to 1, so in place) */
   for (int i = 0; i < d->ncon; i++) {
     const mjContact* c = d->contact + i;
     if (!candidate(m, d, c, band, win, &vn)) continue;
     int a = contact_tree(m, c, 0), b = contact_tree(m, c, 1);
     if (a >= 0 && b >= 0) parent[tree_find(parent, a)] = tree_find(parent, b);
+    if (vn < -vimp && (a >= 0 || b >= 0)) mark[a >= 0 ? a : b] = 1;
   }
-  for (int i = 0; i < d->ncon; i++) {
-    const mjContact* c = d->contact + i;
-    if (!candidate(m, d, c, band, win, &vn) || !(vn < -vimp)) continue;
-    int a = contact_tree(m, c, 0), b = contact_tree(m, c, 1);
-    if (a >= 0 || b >= 0) mark[tree_find(parent, a >= 0 ? a : b)] = 1;
-  }
+  for (int t = 0; t < nt; t++) if (mark[t]) mark[tree_find(parent, t)] = 1;
   *napproach = *overflow = 0;
   for (int i = 0; i < d->ncon; i++) {
     const mjContact* c = d->contact + i;
@@ -250,6 +247,9 @@ static int event_contacts(svi_instance* in, const mjModel* m, const mjData* d, d
   return n;
 }
 
+/* Collect the active contacts into in->cidx / in->vn and this step's touching contacts into
+ * in->touch_next; returns their number, or -1 if there is no impact event this step (-2: there is
+ * one, but svi.impact must leave it to MuJoCo). */
 static int detect(svi_instance* in, const mjModel* m, mjData* d, int* napproach) {
   const double* state = svi_state(m, (mjData*)d, in);
   const double* touch = state + SVI_STATE_TOUCH;

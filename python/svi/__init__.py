@@ -230,13 +230,7 @@ class Impacts:
     return self._lib.svi_event_count(self._in)
 
   def event(self, i: int) -> Event:
-    n = len(self)
-    if i < 0:
-      i += n
-    if not 0 <= i < n:
-      raise IndexError(f"svi: event {i} not in the log ({n} events; a position in it, not Event.index, and "
-                       "restore/resample rewind the run: the events after the one rewound to are gone)")
-    return Event._from_c(self._lib.svi_event_get(self._in, i).contents)
+    return Event._from_c(self._lib.svi_event_get(self._in, self._index(i)).contents)
 
   @property
   def events(self) -> List[Event]:

@@ -264,51 +264,62 @@ static step_cost plate(const char* dir, int n, int reps) {
   return c;
 }
 
-/* the stack of table E: K boxes (0.2 m cubes, 1 kg, free joints) resting on each other and on the
- * floor, the top one 0.1 mm above its support and falling at 1 m/s (key "impact"); friction 0.6,
- * MuJoCo's default pyramidal cone, gap = margin = 2.5 mm (reported early, as make_plate.sh) */
-static int tower_model(int k, char* path, size_t len) {
-  snprintf(path, len, "/tmp/svi_bench_tower_%d.xml", k);
+/* Table E's scenes: nbox boxes (0.2 m cubes, 1 kg, free joints) resting at xyz (nbox x 3), box
+ * `drop` 0.1 mm higher and falling at 1 m/s (key "impact"); friction 0.6, MuJoCo's default pyramidal
+ * cone, gap = margin = 2.5 mm (reported early, as make_plate.sh), a floor of half-size `floor`. */
+static int box_scene(const char* name, int nbox, const double* xyz, int drop, double floor, int max_contacts,
+                     char* path, size_t len) {
+  snprintf(path, len, "/tmp/svi_bench_%s.xml", name);
   FILE* f = fopen(path, "w");
   if (!f) return 0;
-  fprintf(f, "<mujoco model=\"tower_%d\">\n  <option timestep=\"0.001\"/>\n  <size memory=\"64M\"/>\n"
+  fprintf(f, "<mujoco model=\"%s\">\n  <option timestep=\"0.001\"/>\n  <size memory=\"64M\"/>\n"
              "  <extension><plugin plugin=\"svi.impact\"><instance name=\"impacts\">"
              "<config key=\"max_contacts\" value=\"%d\"/></instance></plugin></extension>\n"
              "  <default><geom friction=\"0.6 0.005 0.0001\" gap=\"0.0025\" margin=\"0.0025\"/></default>\n"
-             "  <worldbody>\n    <geom name=\"floor\" type=\"plane\" size=\"2 2 0.1\"/>\n", k, 4 * k + 8);
-  for (int i = 0; i < k; i++)
-    fprintf(f, "    <body name=\"b%d\" pos=\"0 0 %.4f\"><freejoint/>"
-               "<geom type=\"box\" size=\"0.1 0.1 0.1\" mass=\"1\"/></body>\n", i, 0.1 + 0.2 * i);
+             "  <worldbody>\n    <geom name=\"floor\" type=\"plane\" size=\"%g %g 0.1\"/>\n",
+          name, max_contacts, floor, floor);
+  for (int i = 0; i < nbox; i++)
+    fprintf(f, "    <body name=\"b%d\" pos=\"%g %g %g\"><freejoint/>"
+               "<geom type=\"box\" size=\"0.1 0.1 0.1\" mass=\"1\"/></body>\n",
+            i, xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]);
   fprintf(f, "  </worldbody>\n  <keyframe><key name=\"impact\" qpos=\"");
-  for (int i = 0; i < k; i++) fprintf(f, "0 0 %.4f 1 0 0 0 ", 0.1 + 0.2 * i + (i == k - 1 ? 1e-4 : 0));
+  for (int i = 0; i < nbox; i++)
+    fprintf(f, "%g %g %g 1 0 0 0 ", xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2] + (i == drop ? 1e-4 : 0));
   fprintf(f, "\" qvel=\"");
-  for (int i = 0; i < k; i++) fprintf(f, "0 0 %d 0 0 0 ", i == k - 1 ? -1 : 0);
+  for (int i = 0; i < nbox; i++) fprintf(f, "0 0 %d 0 0 0 ", i == drop ? -1 : 0);
   fprintf(f, "\"/></keyframe>\n</mujoco>\n");
   return fclose(f) == 0;
 }
 
+/* the stack of table E: k boxes on each other and on the floor, the top one landing */
+static int tower_model(int k, char* path, size_t len) {
+  double* xyz = calloc(3 * (size_t)k, sizeof(double));
+  if (!xyz) return 0;
+  for (int i = 0; i < k; i++) xyz[3 * i + 2] = 0.1 + 0.2 * i;
+  char name[32];
+  snprintf(name, sizeof(name), "tower_%d", k);
+  int ok = box_scene(name, k, xyz, k - 1, 2, 4 * k + 8, path, len);
+  free(xyz);
+  return ok;
+}
+
 /* table E's second part: a box landing flat on the floor among k boxes resting on it (a grid of
- * 0.5 m pitch, none touching another), same geoms and options as tower_model */
+ * 0.5 m pitch, none touching another) */
 static int bin_model(int k, char* path, size_t len) {
-  snprintf(path, len, "/tmp/svi_bench_bin_%d.xml", k);
-  FILE* f = fopen(path, "w");
-  if (!f) return 0;
   int side = 1;
   while (side * side < k + 1) side++;
-  fprintf(f, "<mujoco model=\"bin_%d\">\n  <option timestep=\"0.001\"/>\n  <size memory=\"64M\"/>\n"
-             "  <extension><plugin plugin=\"svi.impact\"><instance name=\"impacts\">"
-             "<config key=\"max_contacts\" value=\"%d\"/></instance></plugin></extension>\n"
-             "  <default><geom friction=\"0.6 0.005 0.0001\" gap=\"0.0025\" margin=\"0.0025\"/></default>\n"
-             "  <worldbody>\n    <geom name=\"floor\" type=\"plane\" size=\"20 20 0.1\"/>\n", k, 4 * k + 8);
-  for (int i = 0; i <= k; i++)
-    fprintf(f, "    <body pos=\"%g %g 0.1\"><freejoint/><geom type=\"box\" size=\"0.1 0.1 0.1\" mass=\"1\"/></body>\n",
-            0.5 * (i % side), 0.5 * (i / side));
-  fprintf(f, "  </worldbody>\n  <keyframe><key name=\"impact\" qpos=\"");
-  for (int i = 0; i <= k; i++) fprintf(f, "%g %g %g 1 0 0 0 ", 0.5 * (i % side), 0.5 * (i / side), i == 0 ? 0.1001 : 0.1);
-  fprintf(f, "\" qvel=\"");
-  for (int i = 0; i <= k; i++) fprintf(f, "0 0 %d 0 0 0 ", i == 0 ? -1 : 0);
-  fprintf(f, "\"/></keyframe>\n</mujoco>\n");
-  return fclose(f) == 0;
+  double* xyz = calloc(3 * (size_t)(k + 1), sizeof(double));
+  if (!xyz) return 0;
+  for (int i = 0; i <= k; i++) {
+    xyz[3 * i] = 0.5 * (i % side);
+    xyz[3 * i + 1] = 0.5 * (i / side);
+    xyz[3 * i + 2] = 0.1;
+  }
+  char name[32];
+  snprintf(name, sizeof(name), "bin_%d", k);
+  int ok = box_scene(name, k + 1, xyz, 0, 20, 4 * k + 8, path, len);
+  free(xyz);
+  return ok;
 }
 
 /* least-squares slope of log y against log x */
