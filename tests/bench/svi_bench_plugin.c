@@ -28,6 +28,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,9 +354,16 @@ static int impact_mode(const char* path, int reps) {
   if (!in) { fprintf(stderr, "%s: no impact event\n", path); free_pair(&p); return 1; }
   svi_event ev = *svi_event_get(in, 0);
   impact_steps(in, &p, reps);
+  uint64_t hash = 1469598103934665603ULL;   /* FNV-1a of the last impact step's qvel: a bit-identity check */
+  for (int i = 0; i < p.m->nv; i++) {
+    uint64_t b;
+    memcpy(&b, p.d->qvel + i, sizeof(b));
+    hash = (hash ^ b) * 1099511628211ULL;
+  }
   native_steps(in, &p, reps);
-  printf("MuJoCo %s, %s: %d impact steps (%d contacts, %d LCPs, status %d) and %d native steps\n",
-         mj_versionString(), path, reps, ev.ncontact, ev.lcps, ev.status, reps);
+  printf("MuJoCo %s, %s: %d impact steps (%d contacts, %d LCPs, status %d), hash of qvel %016llx, "
+         "and %d native steps\n", mj_versionString(), path, reps, ev.ncontact, ev.lcps, ev.status,
+         (unsigned long long)hash, reps);
   free_pair(&p);
   return 0;
 }
