@@ -10,7 +10,7 @@
  * The impact laws' entry (svi_lcp_lemke_prepared) runs the same path in revised form for
  * n <= PFI_NMAX: B^-1 as a product of eta matrices (one per pivot: the entering column and its
  * row), the entering column formed on demand (FTRAN), and rows of B^-1 only for the rows that tie
- * in the ratio test (BTRAN).  A pivot costs O(n k) (k pivots so far) instead of the tableau's
+ * in the ratio test (BTRAN, up to LEX_ROWS rows in one pass over the etas).  A pivot costs O(n k) (k pivots so far) instead of the tableau's
  * O(n^2); a path longer than PFI_KMAX pivots is restarted on the tableau.
  */
 #include <float.h>
@@ -22,6 +22,7 @@
 
 #define PFI_NMAX 1024
 #define PFI_KMAX(n) (2 * (n) + 16)
+#define LEX_ROWS 4   /* rows of B^-1 one BTRAN pass forms */
 
 struct svi_lcp_work {
   int     nmax;
@@ -30,7 +31,7 @@ struct svi_lcp_work {
   int*    eta_row; /* their pivot rows */
   double* eta_inv; /* 1 / their pivot entries */
   double* xb;      /* pfi_n: basic values */
-  double* lexrow;  /* 2 x pfi_n: rows of B^-1 for the lexicographic test */
+  double* lexrow;  /* (LEX_ROWS + 1) x pfi_n: rows of B^-1 for the lexicographic test */
   int*    cand;    /* pfi_n: the rows that tie in the ratio test */
   int     neta, use_pfi;
   const svi_lcp_prepared* prep;   /* of the current solve */
@@ -75,7 +76,7 @@ svi_lcp_work* svi_lcp_work_create(int nmax) {
   w->eta_row = malloc(sizeof(int) * (size_t)PFI_KMAX(pn));
   w->eta_inv = malloc(sizeof(double) * (size_t)PFI_KMAX(pn));
   w->xb = malloc(sizeof(double) * pn);
-  w->lexrow = malloc(sizeof(double) * 2 * pn);
+  w->lexrow = malloc(sizeof(double) * (LEX_ROWS + 1) * pn);
   w->cand = malloc(sizeof(int) * pn);
   if (!w->T || !w->Mreg || !w->basis || !w->scratch || !w->nz || !w->eta || !w->eta_row || !w->eta_inv || !w->xb ||
       !w->lexrow || !w->cand) {
@@ -353,27 +354,42 @@ static int pfi_first_touch(const svi_lcp_work* w, int r0, int r1) {
   return t;
 }
 
-/* y <- row r0 of B^-1 (y^T = e_r0^T E_k^-1 ... E_1^-1): only component r_t changes at eta t.
- * The dot products in four interleaved partial sums (then (s0 + s1) + (s2 + s3)): an order the
- * AVX2 clone vectorises and the default clone repeats, so both return the same bits. */
-SVI_SIMD static void pfi_btran_row(const svi_lcp_work* w, int n, int r0, double* restrict y) {
-  memset(y, 0, sizeof(double) * n);
-  y[r0] = 1.0;
+/* Rows of B^-1 in one pass over the eta file (y[b] <- row rows[b], b < K; K = 2 or LEX_ROWS, a
+ * constant in each inlined copy so that the loops unroll): the tied rows of a degenerate ratio
+ * test, which in a large event are most of its BTRAN work.  Each row's arithmetic is one BTRAN's,
+ * y^T = e_r0^T E_k^-1 ... E_1^-1, in which only component r_t changes at eta t; the dot products
+ * in four interleaved partial sums (then (s0 + s1) + (s2 + s3)): an order the AVX2 clone vectorises
+ * and the default clone repeats, so both return the same bits, and a row has the same bits
+ * whichever rows it is formed with.  The pass reads each eta once for all K rows. */
+static inline __attribute__((always_inline)) void btran_rows(const svi_lcp_work* w, int n, int K,
+                                                             const int* rows, double* const* y) {
+  for (int b = 0; b < K; b++) {
+    memset(y[b], 0, sizeof(double) * n);
+    if (rows[b] >= 0) y[b][rows[b]] = 1.0;
+  }
   for (int t = w->neta - 1; t >= 0; t--) {
     int r = w->eta_row[t];
     const double* restrict e = w->eta + (size_t)t * n;
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    double s[LEX_ROWS][4] = {{0}};
     int i = 0;
-    for (; i + 4 <= n; i += 4) {
-      s0 += y[i] * e[i];
-      s1 += y[i + 1] * e[i + 1];
-      s2 += y[i + 2] * e[i + 2];
-      s3 += y[i + 3] * e[i + 3];
+    for (; i + 4 <= n; i += 4)
+      for (int b = 0; b < K; b++)
+        for (int k = 0; k < 4; k++) s[b][k] += y[b][i + k] * e[i + k];
+    for (; i < n; i++)
+      for (int b = 0; b < K; b++) s[b][0] += y[b][i] * e[i];
+    for (int b = 0; b < K; b++) {
+      double dot = (s[b][0] + s[b][1]) + (s[b][2] + s[b][3]), yr = y[b][r];
+      y[b][r] = (yr - (dot - yr * e[r])) * w->eta_inv[t];
     }
-    for (; i < n; i++) s0 += y[i] * e[i];
-    double dot = (s0 + s1) + (s2 + s3);
-    y[r] = (y[r] - (dot - y[r] * e[r])) * w->eta_inv[t];
   }
+}
+
+SVI_SIMD static void pfi_btran_rows2(const svi_lcp_work* w, int n, const int* rows, double* const* y) {
+  btran_rows(w, n, 2, rows, y);
+}
+
+SVI_SIMD static void pfi_btran_rows(const svi_lcp_work* w, int n, const int* rows, double* const* y) {
+  btran_rows(w, n, LEX_ROWS, rows, y);
 }
 
 /* The entering column B^-1 a is formed in the next free slot of the eta file, which the pivot
@@ -485,27 +501,38 @@ static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturba
   double best = svi_kern_min_ratio(n, x, a, piv_tol);
   if (best == INFINITY) return -1;
   double tie = 1e-11 * (1 + fabs(best)), lim = best + tie;
-  int r = -1, have_r = 0, *cand = w->cand, ncand = svi_kern_ratio_ties(n, x, a, piv_tol, lim, cand);
+  int r = -1, *cand = w->cand, ncand = svi_kern_ratio_ties(n, x, a, piv_tol, lim, cand);
   if (ncand == 1) return cand[0];
-  double ar = 0, *rr = w->lexrow, *ri = w->lexrow + n;
-  for (int m = 0; m < ncand; m++) {
-    int i = cand[m];
-    if (w->basis[i] == z0) return i;
-    if (r < 0) { r = i; ar = a[i]; continue; }
-    /* lexico_cmp of rows i and r of B^-1 scaled by 1/a */
-    if (!have_r) { pfi_btran_row(w, n, r, rr); have_r = 1; }
-    pfi_btran_row(w, n, i, ri);
-    int cmp = 0;
-    for (int k = 0; k < n && !cmp; k++) {
-      int c = pt->order ? pt->order[k] : k;
-      double sg = pt->sign ? pt->sign[k] : 1.0;
-      double xv = sg * ri[c] / a[i], yv = sg * rr[c] / ar;
-      cmp = xv < yv - 1e-13 ? -1 : xv > yv + 1e-13 ? 1 : 0;
+  /* z0 leaves on a tie: the first tied row that holds it (the sequential test below would return
+   * it the moment it reached it, whatever the rows before it) */
+  for (int m = 0; m < ncand; m++) if (w->basis[cand[m]] == z0) return cand[m];
+  /* the running best r against each tied row in turn, the rows of B^-1 formed LEX_ROWS at a time
+   * (the best's row stays in its buffer; the others take the next rows) */
+  double ar = 0, *buf[LEX_ROWS + 1], *rr = NULL;
+  for (int b = 0; b <= LEX_ROWS; b++) buf[b] = w->lexrow + (size_t)b * n;
+  for (int m0 = 0; m0 < ncand; m0 += LEX_ROWS) {
+    int rows[LEX_ROWS];
+    double* y[LEX_ROWS];
+    for (int b = 0, f = 0; b < LEX_ROWS; b++, f++) {
+      if (buf[f] == rr) f++;
+      y[b] = buf[f];
+      rows[b] = m0 + b < ncand ? cand[m0 + b] : -1;
     }
-    if (cmp < 0) {
-      r = i;
-      ar = a[i];
-      double* t = rr; rr = ri; ri = t;
+    if (ncand - m0 <= 2) pfi_btran_rows2(w, n, rows, y);
+    else pfi_btran_rows(w, n, rows, y);
+    for (int b = 0; b < LEX_ROWS && rows[b] >= 0; b++) {
+      int i = rows[b];
+      double* ri = y[b];
+      if (r < 0) { r = i; ar = a[i]; rr = ri; continue; }
+      /* lexico_cmp of rows i and r of B^-1 scaled by 1/a */
+      int cmp = 0;
+      for (int k = 0; k < n && !cmp; k++) {
+        int c = pt->order ? pt->order[k] : k;
+        double sg = pt->sign ? pt->sign[k] : 1.0;
+        double xv = sg * ri[c] / a[i], yv = sg * rr[c] / ar;
+        cmp = xv < yv - 1e-13 ? -1 : xv > yv + 1e-13 ? 1 : 0;
+      }
+      if (cmp < 0) { r = i; ar = a[i]; rr = ri; }
     }
   }
   return r;
