@@ -154,6 +154,10 @@ static void test_native_identity(void) {
   svi_instance* in = svi_instance_of(m, b);
   CHECK(in && svi_instance_counters(in).events >= 2 && svi_event_get(in, 0)->law == SVI_LAW_NATIVE,
         "law native: impacts are logged and left to MuJoCo (%lld events)", in ? svi_instance_counters(in).events : -1);
+  const svi_event* e0 = in && svi_event_count(in) > 0 ? svi_event_get(in, 0) : NULL;
+  CHECK(e0 && e0->ncontact > 0 && isnan(e0->vn_after[0]) && isnan(e0->ke_after) && e0->ke_before > 0,
+        "law native: what MuJoCo does after the event is not in its record (vn_after %g, ke_after %g: NaN)",
+        e0 ? e0->vn_after[0] : 0, e0 ? e0->ke_after : 0);
   mj_deleteData(a); mj_deleteData(b); mj_deleteModel(m); mj_deleteModel(mn);
 }
 
@@ -345,30 +349,82 @@ static void test_flat_box(void) {
  * scene without them, bit for bit (same event index, same seed). */
 #define LAND_BOX "<body pos='0 0 .5'><freejoint/><geom type='box' size='.1 .1 .05' mass='1'/></body>"
 #define REST_BOX(x, z) "<body pos='" x " 0 " z "'><freejoint/><geom type='box' size='.1 .1 .05' mass='2'/></body>"
-/* the first event of LAND_BOX then `bodies`, started at the key (qpos, qvel); ncontact -1: none */
-static void land_event(const char* name, const char* bodies, const char* qpos, const char* qvel, svi_event* out) {
-  char xml[2048];
+/* the first event of the bodies `before`, `lander`, `after` (in that order) on a floor, started at the
+ * key (qpos, qvel); ncontact -1: none.  ke_model (if not NULL): the whole model's kinetic energy at
+ * the event's pre-impact state; vn_core (if not NULL): J_n v+ of the core's Algorithm 1 on the
+ * event's whole problem (svi_event_problem: all nv dofs) with the event's seed and index. */
+static void land_scene(const char* name, const char* before, const char* lander, const char* after,
+                       const char* qpos, const char* qvel, svi_event* out, double* ke_model,
+                       double* vn_core) {
+  char xml[4096];
   snprintf(xml, sizeof(xml),
            "<mujoco><option timestep='0.001'/>" PLUGIN("") "<default><geom gap='0.003' margin='0.003'/></default>"
-           "<worldbody><geom type='plane' size='5 5 .1'/>" LAND_BOX "%s</worldbody>"
+           "<worldbody><geom type='plane' size='5 5 .1'/>%s%s%s</worldbody>"
            "<keyframe><key name='impact' qpos='%s' qvel='%s'/></keyframe></mujoco>",
-           bodies, qpos, qvel);
+           before, lander, after, qpos, qvel);
   mjModel* m = load(write_model(name, xml));
   memset(out, 0, sizeof(*out));
   out->ncontact = -1;
+  if (ke_model) *ke_model = NAN;
   if (!m) return;
   mjData* d = mj_makeData(m);
   start(m, d);
   svi_instance* in = svi_instance_of(m, d);
   run_to_event(m, d, 1, 0.1);
-  if (svi_event_count(in) > 0) *out = *svi_event_get(in, 0);
+  if (svi_event_count(in) > 0) {
+    *out = *svi_event_get(in, 0);
+    mjData* s = mj_makeData(m);
+    if (ke_model && svi_event_load(in, m, s, 0) == SVI_OK) {
+      mj_fwdPosition(m, s);   /* M at the pre-impact state (mj_forward would run the impact) */
+      mjtNum* mv = mj_stackAllocNum(s, m->nv);
+      mj_mulM(m, s, mv, s->qvel);
+      *ke_model = 0.5 * mju_dot(s->qvel, mv, m->nv);
+    }
+    svi_problem_def def;
+    int nc = vn_core ? svi_event_problem(in, m, s, 0, &def) : 0;
+    svi_impact* imp = nc > 0 ? svi_impact_create(def.nv, nc, 2) : NULL;
+    char err[256];
+    if (imp && svi_impact_setup(imp, &def, err, sizeof(err)) == SVI_OK) {
+      const svi_config* cfg = svi_instance_config(in);
+      svi_routh_config rc = svi_routh_default_config();
+      rc.step = cfg->step;
+      rc.step_abs = cfg->step_abs;
+      rc.max_steps = cfg->max_steps;
+      rc.branch = cfg->branch;
+      rc.seed = out->seed;
+      mjtNum* v = mj_stackAllocNum(s, m->nv);
+      svi_routh_sample(imp, &rc, NULL, (uint64_t)out->index, v, NULL, NULL, 0, NULL);
+      for (int k = 0; k < nc; k++) vn_core[k] = mju_dot(def.Jn + k * def.nv, v, def.nv);
+    }
+    svi_impact_destroy(imp);
+    mj_deleteData(s);
+  }
   mj_deleteData(d);
   mj_deleteModel(m);
+}
+
+/* the first event of LAND_BOX then `bodies` */
+static void land_event(const char* name, const char* bodies, const char* qpos, const char* qvel, svi_event* out) {
+  land_scene(name, "", LAND_BOX, bodies, qpos, qvel, out, NULL, NULL);
 }
 
 static int cmp_dbl(const void* a, const void* b) {
   double x = *(const double*)a, y = *(const double*)b;
   return x < y ? -1 : x > y;
+}
+
+/* two 4-contact events with the same outcome bits, in any contact order: sorted J_n v+ and normal
+ * impulses, LCP count and status; ab[0..1]: the smallest J_n v+ of each, ab[2..3]: impulse */
+static int same_outcome4(const svi_event* x, const svi_event* y, double* ab) {
+  double a[8], b[8];
+  for (int k = 0; k < 4; k++) {
+    a[k] = x->vn_after[k]; b[k] = y->vn_after[k];
+    a[4 + k] = x->impulse[k][0]; b[4 + k] = y->impulse[k][0];
+  }
+  qsort(a, 4, sizeof(double), cmp_dbl); qsort(a + 4, 4, sizeof(double), cmp_dbl);
+  qsort(b, 4, sizeof(double), cmp_dbl); qsort(b + 4, 4, sizeof(double), cmp_dbl);
+  ab[0] = a[0]; ab[1] = b[0]; ab[2] = a[4]; ab[3] = b[4];
+  return !memcmp(a, b, sizeof(a)) && x->lcps == y->lcps && x->status == y->status;
 }
 
 static void test_unrelated_rest(void) {
@@ -381,22 +437,56 @@ static void test_unrelated_rest(void) {
         "a box landing among resting boxes: event of %d contacts (alone: %d), the resting ones left out",
         among.ncontact, alone.ncontact);
   if (alone.ncontact == 4 && among.ncontact == 4) {
-    double a[8], b[8];
-    for (int k = 0; k < 4; k++) {
-      a[k] = alone.vn_after[k]; b[k] = among.vn_after[k];
-      a[4 + k] = alone.impulse[k][0]; b[4 + k] = among.impulse[k][0];
-    }
-    qsort(a, 4, sizeof(double), cmp_dbl); qsort(a + 4, 4, sizeof(double), cmp_dbl);
-    qsort(b, 4, sizeof(double), cmp_dbl); qsort(b + 4, 4, sizeof(double), cmp_dbl);
-    CHECK(!memcmp(a, b, sizeof(a)) && alone.lcps == among.lcps && alone.status == among.status,
+    double ab[4];
+    CHECK(same_outcome4(&alone, &among, ab),
           "the landing's outcome does not depend on the boxes resting elsewhere (vn+ %g / %g, impulse %g / %g)",
-          a[0], b[0], a[4], b[4]);
+          ab[0], ab[1], ab[2], ab[3]);
   }
   /* ... but a box it lands on is in the event: the resting contacts below it pass the impulse on */
   land_event("land_on", REST_BOX("0", ".05"), "0 0 .1501 1 0 0 0 0 0 .05 1 0 0 0", "0 0 -1 0 0 0 0 0 0 0 0 0", &on);
   CHECK(on.ncontact == 8 && on.napproach == 4 && on.ke_after <= on.ke_before,
         "a box landing on a resting box: the 4 contacts below are in the event too (%d contacts, %d approaching)",
         on.ncontact, on.napproach);
+}
+
+/* The law acts on the event's dofs only (svi_events.c, event_mass): an articulated body (a box
+ * with a hinged flap: free-joint x hinge inertia terms) lands flat, alone and then after a swinging
+ * two-link arm (its dofs come first, so the lander's start at dof 2) and before a sphere flying up.
+ * The outcome is the same bits; the record's energies are the whole model's. */
+#define LAND_FLAP "<body pos='0 0 .5'><freejoint/><geom type='box' size='.1 .1 .05' mass='1'/>" \
+                  "<body pos='.1 0 0'><joint type='hinge' axis='0 1 0'/>" \
+                  "<geom type='box' pos='.05 0 0' size='.05 .1 .01' mass='.3'/></body></body>"
+static void test_event_dofs(void) {
+  svi_event alone, among;
+  double ke_alone, ke_among, vn_core[4] = {NAN, NAN, NAN, NAN};
+  land_scene("flap_alone", "", LAND_FLAP, "", "0 0 .0501 1 0 0 0 0", "0 0 -1 0 0 0 0", &alone, &ke_alone,
+             NULL);
+  land_scene("flap_among",
+             "<body pos='-2 0 1'><joint type='hinge' axis='0 1 0'/>"
+             "<geom type='capsule' fromto='0 0 0 0 0 -.3' size='.02' mass='.5'/><body pos='0 0 -.3'>"
+             "<joint type='hinge' axis='0 1 0'/><geom type='capsule' fromto='0 0 0 0 0 -.3' size='.02' mass='.5'/>"
+             "</body></body>",
+             LAND_FLAP, "<body pos='2 0 1'><freejoint/><geom type='sphere' size='.05' mass='.4'/></body>",
+             ".3 -.2 0 0 .0501 1 0 0 0 0 2 0 1 1 0 0 0", "1.5 -.5 0 0 -1 0 0 0 0 0 0 2 0 0 0",
+             &among, &ke_among, vn_core);
+  CHECK(alone.ncontact == 4 && among.ncontact == 4, "articulated lander: %d and %d contacts", alone.ncontact,
+        among.ncontact);
+  if (alone.ncontact != 4 || among.ncontact != 4) return;
+  double ab[4];
+  CHECK(same_outcome4(&alone, &among, ab) && ab[2] > 0,
+        "the law on the lander's dofs (2..8 of 15) gives the outcome it gives alone (vn+ %g / %g, impulse %g / %g)",
+        ab[0], ab[1], ab[2], ab[3]);
+  double dmax = 0;
+  for (int k = 0; k < 4; k++) dmax = fmax(dmax, fabs(among.vn_after[k] - vn_core[k]));
+  CHECK(dmax <= 1e-9, "the law on the lander's dofs against the core on all 15 (svi_event_problem): "
+        "J_n v+ differs by %g m/s", dmax);
+  CHECK(fabs(alone.ke_before - ke_alone) <= 1e-12 * ke_alone && fabs(among.ke_before - ke_among) <= 1e-12 * ke_among &&
+        among.ke_before > alone.ke_before + 0.5,
+        "the record's kinetic energy is the whole model's (%.15g vs %.15g; alone %.15g vs %.15g)",
+        among.ke_before, ke_among, alone.ke_before, ke_alone);
+  CHECK(fabs((among.ke_before - among.ke_after) - (alone.ke_before - alone.ke_after)) <= 1e-12 * ke_among,
+        "the impact takes the same energy from the lander, none from the arm or the sphere (%g vs %g J)",
+        among.ke_before - among.ke_after, alone.ke_before - alone.ke_after);
 }
 
 /* --- pseudo-impulse: Johnson et al.'s rocking block (h 10 cm, w 5 cm, m 5 kg, sticking) --------- */
@@ -662,6 +752,7 @@ int main(int argc, char** argv) {
   test_block_log();
   test_flat_box();
   test_unrelated_rest();
+  test_event_dofs();
   test_pseudo_impulse();
   test_pseudo_demotion();
   test_pseudo_many_contacts();

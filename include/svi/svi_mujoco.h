@@ -113,7 +113,8 @@ typedef struct {
   double   pos[SVI_EVENT_MAX_CONTACTS][3];        /* contact points, world */
   double   normal[SVI_EVENT_MAX_CONTACTS][3];     /* contact normals (geom1 -> geom2) */
   double   vn_before[SVI_EVENT_MAX_CONTACTS];     /* J_n v- per contact, m/s */
-  double   vn_after[SVI_EVENT_MAX_CONTACTS];      /* J_n v+ per contact, m/s */
+  double   vn_after[SVI_EVENT_MAX_CONTACTS];      /* J_n v+ per contact, m/s (NaN under the native
+                                                     law: MuJoCo resolves it after the event) */
   double   impulse[SVI_EVENT_MAX_CONTACTS][3];    /* normal, tangent1, tangent2 impulse, N s */
   int      kept[SVI_EVENT_MAX_CONTACTS];          /* held by the pseudo-impulse */
   svi_law  law;
@@ -123,7 +124,8 @@ typedef struct {
   int      fallback;         /* 0 none; 1 finished by (31); 2 law failed -> simultaneous;
                                 3 -> native (velocity left to MuJoCo) */
   int      status;           /* svi_status of the resolution */
-  double   ke_before, ke_after;
+  double   ke_before, ke_after;   /* the whole model's kinetic energy before and after the velocity
+                                     jump, J (ke_after NaN under the native law) */
   double   impulse_normal;   /* sum of the law's normal impulses, N s */
   double   native_impulse;   /* normal impulse MuJoCo's solver added at these contacts in the
                                 impact step, after the velocity jump, N s (should be ~0);

@@ -36,10 +36,13 @@ struct svi_instance {
   /* per-event buffers (one block, sized at init) */
   double* block;
   double *M, *Jn, *Jt, *mu, *vn, *J1, *J2, *tdir, *lam, *vplus;
+  double *ve, *ae;              /* the event's dofs of v- and of qacc_smooth (nve) */
   int*    cidx;                 /* MuJoCo contact index of each problem contact */
   int*    kept;                 /* pseudo-impulse: contact kept */
   int*    tree;                 /* 2 ntree: union-find parents of the kinematic trees, then the
                                    mark of each root (the trees an event's contacts couple) */
+  int*    edof;                 /* the event's dofs (nve, increasing): its trees' dofs */
+  int     nve;
   /* the touching contacts found by the last compute, committed to plugin_state by advance */
   double* touch_next;
   int     ntouch_next, touch_next_valid;

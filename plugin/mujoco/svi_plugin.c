@@ -118,12 +118,12 @@ static svi_instance* make_instance(const mjModel* m, int id, const svi_config* c
       return NULL;
     }
   }
-  size_t need = (size_t)nv * nv + (size_t)ncmax * nv * 3 + (size_t)ncmax * 2 + 7 * (size_t)nv +
+  size_t need = (size_t)nv * nv + (size_t)ncmax * nv * 3 + (size_t)ncmax * 2 + 9 * (size_t)nv +
                 (size_t)ncmax * 9;
   in->block = calloc(need + 1, sizeof(double));
   in->cidx = calloc((size_t)ncmax, sizeof(int));
   in->kept = calloc((size_t)ncmax, sizeof(int));
-  in->tree = calloc(2 * (size_t)m->ntree + 1, sizeof(int));
+  in->tree = calloc(2 * (size_t)m->ntree + 1 + (size_t)nv, sizeof(int));
   in->touch_next = calloc((size_t)ncmax * SVI_TOUCH_SIZE, sizeof(double));
   in->snap_size = (int)mj_stateSize(m, mjSTATE_INTEGRATION);
   if (!in->block || !in->cidx || !in->kept || !in->tree || !in->touch_next ||
@@ -131,6 +131,7 @@ static svi_instance* make_instance(const mjModel* m, int id, const svi_config* c
     free_instance(in);
     return NULL;
   }
+  in->edof = in->tree + 2 * m->ntree + 1;
   double* b = in->block;
   in->M = b;      b += (size_t)nv * nv;
   in->Jn = b;     b += (size_t)ncmax * nv;
@@ -140,6 +141,8 @@ static svi_instance* make_instance(const mjModel* m, int id, const svi_config* c
   in->J1 = b;     b += 3 * (size_t)nv;
   in->J2 = b;     b += 3 * (size_t)nv;
   in->vplus = b;  b += nv;
+  in->ve = b;     b += nv;
+  in->ae = b;     b += nv;
   in->tdir = b;   b += (size_t)ncmax * 4;      /* per contact: tangent combination (2) + spare */
   in->lam = b;                                 /* lambda_bar: nc (1 + nd), nd <= 4 */
   return in;
