@@ -349,13 +349,20 @@ static void test_flat_box(void) {
  * scene without them, bit for bit (same event index, same seed). */
 #define LAND_BOX "<body pos='0 0 .5'><freejoint/><geom type='box' size='.1 .1 .05' mass='1'/></body>"
 #define REST_BOX(x, z) "<body pos='" x " 0 " z "'><freejoint/><geom type='box' size='.1 .1 .05' mass='2'/></body>"
-/* the first event of the bodies `before`, `lander`, `after` (in that order) on a floor, started at the
- * key (qpos, qvel); ncontact -1: none.  ke_model (if not NULL): the whole model's kinetic energy at
- * the event's pre-impact state; vn_core (if not NULL): J_n v+ of the core's Algorithm 1 on the
- * event's whole problem (svi_event_problem: all nv dofs) with the event's seed and index. */
+/* The first event of the bodies `before`, `lander`, `after` (in that order) on a floor, started at
+ * the key (qpos, qvel); ev.ncontact -1: none.  With `full`: the whole model's kinetic energy at the
+ * event's pre-impact state, v- and v+ (qvel before and right after the velocity jump: the event
+ * previewed with its own seed), and J_n v+ of the core's Algorithm 1 on the event's whole problem
+ * (svi_event_problem: all nv dofs) with the event's seed and index (NaN if that failed). */
+#define LAND_NV 32
+typedef struct {
+  svi_event ev;
+  int nv;
+  double ke_model, ke_model_after, vminus[LAND_NV], vplus[LAND_NV], vn_core[SVI_EVENT_MAX_CONTACTS];
+} landing;
+
 static void land_scene(const char* name, const char* before, const char* lander, const char* after,
-                       const char* qpos, const char* qvel, svi_event* out, double* ke_model,
-                       double* vn_core) {
+                       const char* qpos, const char* qvel, int full, landing* out) {
   char xml[4096];
   snprintf(xml, sizeof(xml),
            "<mujoco><option timestep='0.001'/>" PLUGIN("") "<default><geom gap='0.003' margin='0.003'/></default>"
@@ -364,25 +371,31 @@ static void land_scene(const char* name, const char* before, const char* lander,
            before, lander, after, qpos, qvel);
   mjModel* m = load(write_model(name, xml));
   memset(out, 0, sizeof(*out));
-  out->ncontact = -1;
-  if (ke_model) *ke_model = NAN;
+  out->ev.ncontact = -1;
+  out->ke_model = out->ke_model_after = NAN;
+  for (int k = 0; k < SVI_EVENT_MAX_CONTACTS; k++) out->vn_core[k] = NAN;
   if (!m) return;
   mjData* d = mj_makeData(m);
   start(m, d);
   svi_instance* in = svi_instance_of(m, d);
   run_to_event(m, d, 1, 0.1);
-  if (svi_event_count(in) > 0) {
-    *out = *svi_event_get(in, 0);
+  out->nv = m->nv;
+  if (svi_event_count(in) > 0) out->ev = *svi_event_get(in, 0);
+  if (full && svi_event_count(in) > 0 && m->nv <= LAND_NV) {
     mjData* s = mj_makeData(m);
-    if (ke_model && svi_event_load(in, m, s, 0) == SVI_OK) {
+    double mv[LAND_NV], v[LAND_NV];
+    if (svi_event_load(in, m, s, 0) == SVI_OK) {
       mj_fwdPosition(m, s);   /* M at the pre-impact state (mj_forward would run the impact) */
-      mjtNum* mv = mj_stackAllocNum(s, m->nv);
       mj_mulM(m, s, mv, s->qvel);
-      *ke_model = 0.5 * mju_dot(s->qvel, mv, m->nv);
+      out->ke_model = 0.5 * mju_dot(s->qvel, mv, m->nv);
+      memcpy(out->vminus, s->qvel, sizeof(double) * m->nv);
     }
+    svi_event_preview(in, m, s, 0, out->ev.seed, out->ev.law, out->vplus);
+    mj_mulM(m, s, mv, out->vplus);   /* M of the same positions (the jump moves none) */
+    out->ke_model_after = 0.5 * mju_dot(out->vplus, mv, m->nv);
     svi_problem_def def;
-    int nc = vn_core ? svi_event_problem(in, m, s, 0, &def) : 0;
-    svi_impact* imp = nc > 0 ? svi_impact_create(def.nv, nc, 2) : NULL;
+    int nc = svi_event_problem(in, m, s, 0, &def);
+    svi_impact* imp = nc > 0 && nc <= SVI_EVENT_MAX_CONTACTS ? svi_impact_create(def.nv, nc, 2) : NULL;
     char err[256];
     if (imp && svi_impact_setup(imp, &def, err, sizeof(err)) == SVI_OK) {
       const svi_config* cfg = svi_instance_config(in);
@@ -391,10 +404,9 @@ static void land_scene(const char* name, const char* before, const char* lander,
       rc.step_abs = cfg->step_abs;
       rc.max_steps = cfg->max_steps;
       rc.branch = cfg->branch;
-      rc.seed = out->seed;
-      mjtNum* v = mj_stackAllocNum(s, m->nv);
-      svi_routh_sample(imp, &rc, NULL, (uint64_t)out->index, v, NULL, NULL, 0, NULL);
-      for (int k = 0; k < nc; k++) vn_core[k] = mju_dot(def.Jn + k * def.nv, v, def.nv);
+      rc.seed = out->ev.seed;
+      if (svi_routh_sample(imp, &rc, NULL, (uint64_t)out->ev.index, v, NULL, NULL, 0, NULL) >= 0)
+        for (int k = 0; k < nc; k++) out->vn_core[k] = mju_dot(def.Jn + k * def.nv, v, def.nv);
     }
     svi_impact_destroy(imp);
     mj_deleteData(s);
@@ -405,7 +417,9 @@ static void land_scene(const char* name, const char* before, const char* lander,
 
 /* the first event of LAND_BOX then `bodies` */
 static void land_event(const char* name, const char* bodies, const char* qpos, const char* qvel, svi_event* out) {
-  land_scene(name, "", LAND_BOX, bodies, qpos, qvel, out, NULL, NULL);
+  landing l;
+  land_scene(name, "", LAND_BOX, bodies, qpos, qvel, 0, &l);
+  *out = l.ev;
 }
 
 static int cmp_dbl(const void* a, const void* b) {
@@ -413,18 +427,20 @@ static int cmp_dbl(const void* a, const void* b) {
   return x < y ? -1 : x > y;
 }
 
-/* two 4-contact events with the same outcome bits, in any contact order: sorted J_n v+ and normal
- * impulses, LCP count and status; ab[0..1]: the smallest J_n v+ of each, ab[2..3]: impulse */
-static int same_outcome4(const svi_event* x, const svi_event* y, double* ab) {
-  double a[8], b[8];
-  for (int k = 0; k < 4; k++) {
+/* two events with the same outcome bits, in any contact order: as many contacts, sorted J_n v+ and
+ * normal impulses, LCP count and status; ab[0..1]: the smallest J_n v+ of each, ab[2..3]: impulse */
+static int same_outcome(const svi_event* x, const svi_event* y, double* ab) {
+  int n = x->ncontact;
+  double a[2 * SVI_EVENT_MAX_CONTACTS], b[2 * SVI_EVENT_MAX_CONTACTS];
+  if (n != y->ncontact || n < 1 || n > SVI_EVENT_MAX_CONTACTS) return 0;
+  for (int k = 0; k < n; k++) {
     a[k] = x->vn_after[k]; b[k] = y->vn_after[k];
-    a[4 + k] = x->impulse[k][0]; b[4 + k] = y->impulse[k][0];
+    a[n + k] = x->impulse[k][0]; b[n + k] = y->impulse[k][0];
   }
-  qsort(a, 4, sizeof(double), cmp_dbl); qsort(a + 4, 4, sizeof(double), cmp_dbl);
-  qsort(b, 4, sizeof(double), cmp_dbl); qsort(b + 4, 4, sizeof(double), cmp_dbl);
-  ab[0] = a[0]; ab[1] = b[0]; ab[2] = a[4]; ab[3] = b[4];
-  return !memcmp(a, b, sizeof(a)) && x->lcps == y->lcps && x->status == y->status;
+  qsort(a, n, sizeof(double), cmp_dbl); qsort(a + n, n, sizeof(double), cmp_dbl);
+  qsort(b, n, sizeof(double), cmp_dbl); qsort(b + n, n, sizeof(double), cmp_dbl);
+  ab[0] = a[0]; ab[1] = b[0]; ab[2] = a[n]; ab[3] = b[n];
+  return !memcmp(a, b, sizeof(double) * 2 * n) && x->lcps == y->lcps && x->status == y->status;
 }
 
 static void test_unrelated_rest(void) {
@@ -438,7 +454,7 @@ static void test_unrelated_rest(void) {
         among.ncontact, alone.ncontact);
   if (alone.ncontact == 4 && among.ncontact == 4) {
     double ab[4];
-    CHECK(same_outcome4(&alone, &among, ab),
+    CHECK(same_outcome(&alone, &among, ab),
           "the landing's outcome does not depend on the boxes resting elsewhere (vn+ %g / %g, impulse %g / %g)",
           ab[0], ab[1], ab[2], ab[3]);
   }
@@ -456,37 +472,52 @@ static void test_unrelated_rest(void) {
 #define LAND_FLAP "<body pos='0 0 .5'><freejoint/><geom type='box' size='.1 .1 .05' mass='1'/>" \
                   "<body pos='.1 0 0'><joint type='hinge' axis='0 1 0'/>" \
                   "<geom type='box' pos='.05 0 0' size='.05 .1 .01' mass='.3'/></body></body>"
+#define ARM "<body pos='-2 0 1'><joint type='hinge' axis='0 1 0'/>" \
+            "<geom type='capsule' fromto='0 0 0 0 0 -.3' size='.02' mass='.5'/><body pos='0 0 -.3'>" \
+            "<joint type='hinge' axis='0 1 0'/><geom type='capsule' fromto='0 0 0 0 0 -.3' size='.02' mass='.5'/>" \
+            "</body></body>"
+
+/* x's dofs [x0, x0 + n) against y's [y0, y0 + n), bit for bit */
+static int same_dofs(const double* x, int x0, const double* y, int y0, int n) {
+  return !memcmp(x + x0, y + y0, sizeof(double) * n);
+}
+
 static void test_event_dofs(void) {
-  svi_event alone, among;
-  double ke_alone, ke_among, vn_core[4] = {NAN, NAN, NAN, NAN};
-  land_scene("flap_alone", "", LAND_FLAP, "", "0 0 .0501 1 0 0 0 0", "0 0 -1 0 0 0 0", &alone, &ke_alone,
-             NULL);
-  land_scene("flap_among",
-             "<body pos='-2 0 1'><joint type='hinge' axis='0 1 0'/>"
-             "<geom type='capsule' fromto='0 0 0 0 0 -.3' size='.02' mass='.5'/><body pos='0 0 -.3'>"
-             "<joint type='hinge' axis='0 1 0'/><geom type='capsule' fromto='0 0 0 0 0 -.3' size='.02' mass='.5'/>"
-             "</body></body>",
-             LAND_FLAP, "<body pos='2 0 1'><freejoint/><geom type='sphere' size='.05' mass='.4'/></body>",
-             ".3 -.2 0 0 .0501 1 0 0 0 0 2 0 1 1 0 0 0", "1.5 -.5 0 0 -1 0 0 0 0 0 0 2 0 0 0",
-             &among, &ke_among, vn_core);
-  CHECK(alone.ncontact == 4 && among.ncontact == 4, "articulated lander: %d and %d contacts", alone.ncontact,
-        among.ncontact);
-  if (alone.ncontact != 4 || among.ncontact != 4) return;
+  landing alone, among, on, gap;
+  land_scene("flap_alone", "", LAND_FLAP, "", "0 0 .0501 1 0 0 0 0", "0 0 -1 0 0 0 0", 1, &alone);
+  land_scene("flap_among", ARM, LAND_FLAP, "<body pos='2 0 1'><freejoint/><geom type='sphere' size='.05' mass='.4'/></body>",
+             ".3 -.2 0 0 .0501 1 0 0 0 0 2 0 1 1 0 0 0", "1.5 -.5 0 0 -1 0 0 0 0 0 0 2 0 0 0", 1, &among);
+  const svi_event *a = &alone.ev, *b = &among.ev;
+  CHECK(a->ncontact == 4 && b->ncontact == 4 && among.nv == 15, "articulated lander: %d and %d contacts",
+        a->ncontact, b->ncontact);
+  if (a->ncontact != 4 || b->ncontact != 4 || among.nv != 15) return;
   double ab[4];
-  CHECK(same_outcome4(&alone, &among, ab) && ab[2] > 0,
+  CHECK(same_outcome(a, b, ab) && ab[2] > 0,
         "the law on the lander's dofs (2..8 of 15) gives the outcome it gives alone (vn+ %g / %g, impulse %g / %g)",
         ab[0], ab[1], ab[2], ab[3]);
+  CHECK(same_dofs(among.vplus, 2, alone.vplus, 0, 7) && same_dofs(among.vplus, 0, among.vminus, 0, 2) &&
+        same_dofs(among.vplus, 9, among.vminus, 9, 6) && !same_dofs(among.vplus, 2, among.vminus, 2, 7),
+        "the jump writes the lander's dofs (as alone) and leaves the arm's and the sphere's as they were");
   double dmax = 0;
-  for (int k = 0; k < 4; k++) dmax = fmax(dmax, fabs(among.vn_after[k] - vn_core[k]));
+  for (int k = 0; k < 4; k++) dmax = isfinite(among.vn_core[k]) ? fmax(dmax, fabs(b->vn_after[k] - among.vn_core[k])) : INFINITY;
   CHECK(dmax <= 1e-9, "the law on the lander's dofs against the core on all 15 (svi_event_problem): "
         "J_n v+ differs by %g m/s", dmax);
-  CHECK(fabs(alone.ke_before - ke_alone) <= 1e-12 * ke_alone && fabs(among.ke_before - ke_among) <= 1e-12 * ke_among &&
-        among.ke_before > alone.ke_before + 0.5,
-        "the record's kinetic energy is the whole model's (%.15g vs %.15g; alone %.15g vs %.15g)",
-        among.ke_before, ke_among, alone.ke_before, ke_alone);
-  CHECK(fabs((among.ke_before - among.ke_after) - (alone.ke_before - alone.ke_after)) <= 1e-12 * ke_among,
-        "the impact takes the same energy from the lander, none from the arm or the sphere (%g vs %g J)",
-        among.ke_before - among.ke_after, alone.ke_before - alone.ke_after);
+  CHECK(fabs(a->ke_before - alone.ke_model) <= 1e-12 * alone.ke_model &&
+        fabs(b->ke_before - among.ke_model) <= 1e-12 * among.ke_model &&
+        fabs(b->ke_after - among.ke_model_after) <= 1e-12 * among.ke_model && b->ke_before > a->ke_before + 0.5,
+        "the record's kinetic energies are the whole model's (before %.15g vs %.15g, after %.15g vs %.15g)",
+        b->ke_before, among.ke_model, b->ke_after, among.ke_model_after);
+  /* two event trees with a tree outside the event between them (edof 0..5, 8..13 of 14): a box
+   * landing on a resting box, an arm swinging elsewhere */
+  land_scene("land_on", "", LAND_BOX, REST_BOX("0", ".05"), "0 0 .1501 1 0 0 0 0 0 .05 1 0 0 0",
+             "0 0 -1 0 0 0 0 0 0 0 0 0", 1, &on);
+  land_scene("land_on_gap", "", LAND_BOX, ARM REST_BOX("0", ".05"), "0 0 .1501 1 0 0 0 .3 -.2 0 0 .05 1 0 0 0",
+             "0 0 -1 0 0 0 1.5 -.5 0 0 0 0 0 0", 1, &gap);
+  CHECK(on.ev.ncontact == 8 && same_outcome(&on.ev, &gap.ev, ab) && gap.nv == 14 &&
+        same_dofs(gap.vplus, 0, on.vplus, 0, 6) && same_dofs(gap.vplus, 8, on.vplus, 6, 6) &&
+        same_dofs(gap.vplus, 6, gap.vminus, 6, 2),
+        "an event's trees with another tree between them: the outcome of the scene without it (%d / %d contacts)",
+        on.ev.ncontact, gap.ev.ncontact);
 }
 
 /* --- pseudo-impulse: Johnson et al.'s rocking block (h 10 cm, w 5 cm, m 5 kg, sticking) --------- */

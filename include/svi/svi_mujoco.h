@@ -114,7 +114,8 @@ typedef struct {
   double   normal[SVI_EVENT_MAX_CONTACTS][3];     /* contact normals (geom1 -> geom2) */
   double   vn_before[SVI_EVENT_MAX_CONTACTS];     /* J_n v- per contact, m/s */
   double   vn_after[SVI_EVENT_MAX_CONTACTS];      /* J_n v+ per contact, m/s (NaN under the native
-                                                     law: MuJoCo resolves it after the event) */
+                                                     law: MuJoCo resolves it after the event; J_n v-
+                                                     when no law gave a valid outcome, fallback 3) */
   double   impulse[SVI_EVENT_MAX_CONTACTS][3];    /* normal, tangent1, tangent2 impulse, N s */
   int      kept[SVI_EVENT_MAX_CONTACTS];          /* held by the pseudo-impulse */
   svi_law  law;
@@ -125,7 +126,8 @@ typedef struct {
                                 3 -> native (velocity left to MuJoCo) */
   int      status;           /* svi_status of the resolution */
   double   ke_before, ke_after;   /* the whole model's kinetic energy before and after the velocity
-                                     jump, J (ke_after NaN under the native law) */
+                                     jump, J (ke_after NaN under the native law, = ke_before under
+                                     fallback 3) */
   double   impulse_normal;   /* sum of the law's normal impulses, N s */
   double   native_impulse;   /* normal impulse MuJoCo's solver added at these contacts in the
                                 impact step, after the velocity jump, N s (should be ~0);

@@ -245,11 +245,14 @@ static int event_contacts(svi_instance* in, const mjModel* m, const mjData* d, d
     n++;
   }
   /* the event's dofs: its trees' (MuJoCo numbers trees in body order and gives each a contiguous
-   * run of dofs, so the runs come in increasing order) */
+   * run of dofs, so the runs come in increasing order; checked at init, else all dofs) */
   in->nve = 0;
-  for (int t = 0; t < nt; t++)
-    if (mark[tree_find(parent, t)])
-      for (int j = 0; j < m->tree_dofnum[t]; j++) in->edof[in->nve++] = m->tree_dofadr[t] + j;
+  if (!in->trees_in_order)
+    for (int j = 0; j < m->nv; j++) in->edof[in->nve++] = j;
+  else
+    for (int t = 0; t < nt; t++)
+      if (mark[tree_find(parent, t)])
+        for (int j = 0; j < m->tree_dofnum[t]; j++) in->edof[in->nve++] = m->tree_dofadr[t] + j;
   return n;
 }
 

@@ -43,6 +43,7 @@ struct svi_instance {
                                    mark of each root (the trees an event's contacts couple) */
   int*    edof;                 /* the event's dofs (nve, increasing): its trees' dofs */
   int     nve;
+  int     trees_in_order;       /* tree t's dofs follow tree t-1's (else events take all nv dofs) */
   /* the touching contacts found by the last compute, committed to plugin_state by advance */
   double* touch_next;
   int     ntouch_next, touch_next_valid;

@@ -132,6 +132,11 @@ static svi_instance* make_instance(const mjModel* m, int id, const svi_config* c
     return NULL;
   }
   in->edof = in->tree + 2 * m->ntree + 1;
+  in->trees_in_order = 1;   /* MuJoCo numbers trees in body order, each a run of dofs: checked */
+  for (int t = 0, next = 0; t < m->ntree; t++) {
+    if (m->tree_dofadr[t] != next) in->trees_in_order = 0;
+    next += m->tree_dofnum[t];
+  }
   double* b = in->block;
   in->M = b;      b += (size_t)nv * nv;
   in->Jn = b;     b += (size_t)ncmax * nv;
