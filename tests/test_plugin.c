@@ -1,6 +1,9 @@
 /* test_plugin.c -- the svi.impact plugin inside plain mj_step: configuration, unique outcomes
  * against native MuJoCo and closed forms, determinism, the event log, resample and restore,
- * redundant contacts, the pseudo-impulse, every bundled model under every law. */
+ * redundant contacts, the pseudo-impulse, every bundled model under every law.
+ *
+ *   test_plugin [SCRATCH_DIR [MODELS_DIR]]   the models it writes go to SCRATCH_DIR (default /tmp),
+ *                                            never to MODELS_DIR (default models) */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
