@@ -10,8 +10,9 @@
  * The impact laws' entry (svi_lcp_lemke_prepared) runs the same path in revised form for
  * n <= PFI_NMAX: B^-1 as a product of eta matrices (one per pivot: the entering column and its
  * row), the entering column formed on demand (FTRAN), and rows of B^-1 only for the rows that tie
- * in the ratio test (BTRAN, up to LEX_ROWS rows in one pass over the etas).  A pivot costs O(n k) (k pivots so far) instead of the tableau's
- * O(n^2); a path longer than PFI_KMAX pivots is restarted on the tableau.
+ * in the ratio test (BTRAN, up to LEX_ROWS rows in one pass over the etas).  A pivot costs O(n k)
+ * (k pivots so far) instead of the tableau's O(n^2); a path longer than PFI_KMAX pivots is
+ * restarted on the tableau.
  */
 #include <float.h>
 #include <math.h>
@@ -199,17 +200,16 @@ static void pivot(double* T, int* nz, int n, int ncol, int r, int c) {
   }
 }
 
-/* Lexicographic comparison of rows i and j of [q_bar | B^-1] scaled by 1/a_i, 1/a_j, starting
- * after the rhs (which tied).  Returns <0 if row i is lexicographically smaller. */
 typedef struct {
   const int* order;       /* perturbation q + sum_k eps^(k+1) sign_k e_order[k]; NULL = identity */
   const double* sign;     /* NULL = all +1 */
 } perturbation;
 
-static int lexico_cmp(const double* T, int n, int ncol, int i, int j, double ai, double aj,
-                      double tol, const perturbation* pt) {
-  const double* ri = T + i * ncol;
-  const double* rj = T + j * ncol;
+/* Lexicographic comparison of two rows ri, rj of B^-1 (the tableau's w block, or formed by BTRAN)
+ * scaled by 1/a_i, 1/a_j, in the perturbation's order and signs, after the rhs (which tied).
+ * Returns <0 if row i is lexicographically smaller. */
+static int lexico_cmp(const double* ri, const double* rj, int n, double ai, double aj, double tol,
+                      const perturbation* pt) {
   for (int k = 0; k < n; k++) {
     int c = pt->order ? pt->order[k] : k;
     double sg = pt->sign ? pt->sign[k] : 1.0;
@@ -241,7 +241,7 @@ static int ratio_test(const double* T, const int* basis, int n, int ncol, int c,
     double a = T[i * ncol + c];
     if (a <= piv_tol || T[i * ncol + rhs] / a > best + tie) continue;
     if (basis[i] == z0) return i;
-    if (r < 0 || lexico_cmp(T, n, ncol, i, r, a, ar, 1e-13, pt) < 0) {
+    if (r < 0 || lexico_cmp(T + i * ncol, T + r * ncol, n, a, ar, 1e-13, pt) < 0) {
       r = i;
       ar = a;
     }
@@ -274,7 +274,7 @@ static int lemke_path(svi_lcp_work* w, int n, const double* M, const double* q, 
     double di = -T[i * ncol + z0];
     double t = q[i] / di;
     if (r < 0 || t < best - 1e-11 * (1 + fabs(best)) ||
-        (t <= best + 1e-11 * (1 + fabs(best)) && lexico_cmp(T, n, ncol, i, r, di, dr, 1e-13, pt) < 0)) {
+        (t <= best + 1e-11 * (1 + fabs(best)) && lexico_cmp(T + i * ncol, T + r * ncol, n, di, dr, 1e-13, pt) < 0)) {
       if (t < best) best = t;
       r = i;
       dr = di;
@@ -524,15 +524,7 @@ static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturba
       int i = rows[b];
       double* ri = y[b];
       if (r < 0) { r = i; ar = a[i]; rr = ri; continue; }
-      /* lexico_cmp of rows i and r of B^-1 scaled by 1/a */
-      int cmp = 0;
-      for (int k = 0; k < n && !cmp; k++) {
-        int c = pt->order ? pt->order[k] : k;
-        double sg = pt->sign ? pt->sign[k] : 1.0;
-        double xv = sg * ri[c] / a[i], yv = sg * rr[c] / ar;
-        cmp = xv < yv - 1e-13 ? -1 : xv > yv + 1e-13 ? 1 : 0;
-      }
-      if (cmp < 0) { r = i; ar = a[i]; rr = ri; }
+      if (lexico_cmp(ri, rr, n, a[i], ar, 1e-13, pt) < 0) { r = i; ar = a[i]; rr = ri; }
     }
   }
   return r;

@@ -408,18 +408,11 @@ static void event_gather(const svi_instance* in, const double* x, double* xe) {
   for (int j = 0; j < in->nve; j++) xe[j] = x[in->edof[j]];
 }
 
-/* 1/2 v^T M v over the dofs outside the event (M v by MuJoCo's sparse product; M is block-diagonal
- * by tree, so these rows of M v hold only those dofs): the part of the model's kinetic energy the
- * impact leaves as it is */
-static double rest_energy(svi_instance* in, const mjModel* m, const mjData* d) {
-  double* mv = in->J1;   /* scratch of 3 nv */
-  mj_mulM(m, d, mv, d->qvel);
-  double k = 0;
-  for (int j = 0, e = 0; j < m->nv; j++) {
-    if (e < in->nve && in->edof[e] == j) { e++; continue; }
-    k += d->qvel[j] * mv[j];
-  }
-  return 0.5 * k;
+/* the model's kinetic energy 1/2 v^T M v at d->qvel (MuJoCo's sparse product; in->vplus as
+ * scratch, before the law writes it) */
+static double model_energy(svi_instance* in, const mjModel* m, const mjData* d) {
+  mj_mulM(m, d, in->vplus, d->qvel);
+  return 0.5 * mju_dot(d->qvel, in->vplus, m->nv);
 }
 
 int svi_events_problem(svi_instance* in, const mjModel* m, mjData* d, svi_problem_def* def,
@@ -629,8 +622,7 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
     ev->law = law;
     ev->seed = seed;
     /* the kinetic energy before; after is MuJoCo's, over its next steps: not measured here */
-    mj_mulM(m, d, in->vplus, d->qvel);
-    ev->ke_before = 0.5 * mju_dot(d->qvel, in->vplus, (int)m->nv);
+    ev->ke_before = model_energy(in, m, d);
     ev->ke_after = NAN;
     for (int k = 0; k < nc; k++) in->kept[k] = 0;
     record_contacts(in, d, ev, nc, 1, 0, NULL);
@@ -656,7 +648,8 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
 
   svi_event* ev = new_record(in, m, d);
   double* vplus = in->vplus;   /* on the event's dofs */
-  double ke0 = svi_impact_kinetic_energy(in->imp, in->ve), ke_rest = rest_energy(in, m, d);
+  /* the check's energy is the event's dofs'; the record's the model's, the rest's part unchanged */
+  double ke0 = svi_impact_kinetic_energy(in->imp, in->ve), ke_model = model_energy(in, m, d);
   int lcps = 0, steps = 0, finish = 0, fallback = 0;
   st = apply_law(in, law, seed, index, nc, vplus, &lcps, &steps, &finish);
   if (finish == SVI_FINISH_AP) fallback = 1;
@@ -688,9 +681,9 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
   ev->fallback = fallback;
   ev->status = st;
   ev->nt = nt;
-  ev->ke_before = ke0 + ke_rest;   /* the whole model's, as under the native law */
+  ev->ke_before = ke_model;
   if (!native) for (int j = 0; j < nve; j++) d->qvel[in->edof[j]] = vplus[j];
-  ev->ke_after = svi_impact_kinetic_energy(in->imp, native ? in->ve : vplus) + ke_rest;
+  ev->ke_after = native ? ke_model : ke_model - ke0 + svi_impact_kinetic_energy(in->imp, vplus);
   record_contacts(in, d, ev, nc, nt, !native, native ? in->ve : vplus);
   count_event(in, ev);
   if (native) return 0;
