@@ -28,12 +28,14 @@
 struct svi_lcp_work {
   int     nmax;
   int     pfi_n;   /* largest n of the product form (min(nmax, PFI_NMAX)) */
-  double* eta;     /* PFI_KMAX(pfi_n) x pfi_n: eta columns */
+  int     ld;      /* of the current solve: n rounded up to a multiple of 4 (pfi_ld) */
+  double* eta;     /* PFI_KMAX(pfi_n) + 1 columns of pfi_ld(pfi_n): eta columns (the last one
+                    * refine's scratch) */
   int*    eta_row; /* their pivot rows */
   double* eta_inv; /* 1 / their pivot entries */
-  double* xb;      /* pfi_n: basic values */
+  double* xb;      /* pfi_ld(pfi_n): basic values */
   double* lexrow;  /* (LEX_ROWS + 1) x pfi_n: rows of B^-1 for the lexicographic test */
-  int*    cand;    /* pfi_n: the rows that tie in the ratio test */
+  int*    cand;    /* pfi_ld(pfi_n): the rows that tie in the ratio test */
   int     neta, use_pfi;
   const svi_lcp_prepared* prep;   /* of the current solve */
   double* T;       /* nmax x (2 nmax + 2) tableau */
@@ -42,6 +44,11 @@ struct svi_lcp_work {
   int*    nz;      /* 2 nmax + 2: nonzero columns of the pivot row */
   double* scratch; /* 3 nmax: refinement residual, basic values, kept z */
 };
+
+/* The product form's vectors (eta columns, basic values) are padded with zeros to a multiple of
+ * 4 rows, so that its loops run in whole AVX2 vectors with no scalar tail: a padding row has
+ * a_i = 0 in every column, so it never enters a ratio test, and it changes no other row. */
+static inline int pfi_ld(int n) { return (n + 3) & ~3; }
 
 svi_lcp_options svi_lcp_default_options(void) {
   svi_lcp_options o;
@@ -73,12 +80,12 @@ svi_lcp_work* svi_lcp_work_create(int nmax) {
    * that alone took the box and wall's and the compass gait's per-sample medians from 0.35 / 0.61
    * to 0.40 / 0.65 us (table 1, runs alternating with the build before), on paths that never run
    * Lemke: a cache or aliasing effect of where the pattern maps land, not of this code. */
-  w->eta = malloc(sizeof(double) * (size_t)PFI_KMAX(pn) * pn);
+  w->eta = malloc(sizeof(double) * (size_t)(PFI_KMAX(pn) + 1) * pfi_ld(pn));
   w->eta_row = malloc(sizeof(int) * (size_t)PFI_KMAX(pn));
   w->eta_inv = malloc(sizeof(double) * (size_t)PFI_KMAX(pn));
-  w->xb = malloc(sizeof(double) * pn);
+  w->xb = malloc(sizeof(double) * pfi_ld(pn));
   w->lexrow = malloc(sizeof(double) * (LEX_ROWS + 1) * pn);
-  w->cand = malloc(sizeof(int) * pn);
+  w->cand = malloc(sizeof(int) * pfi_ld(pn));
   if (!w->T || !w->Mreg || !w->basis || !w->scratch || !w->nz || !w->eta || !w->eta_row || !w->eta_inv || !w->xb ||
       !w->lexrow || !w->cand) {
     svi_lcp_work_destroy(w);
@@ -316,32 +323,45 @@ static int lemke_path(svi_lcp_work* w, int n, const double* M, const double* q, 
  * the same in both clones; about 4 % off a disc-stack sample's wall time).
  * Two at a time:
  * x_i - e1_i x_r1 - e2_i x_r2 in that order is the same sum as one eta after the other, with
- * x_r2 taken after the first (one pass over x instead of two) */
-SVI_SIMD static void pfi_ftran_from(const svi_lcp_work* w, int n, double* restrict x, int t) {
-  int ne = w->neta;
+ * x_r2 taken after the first (one pass over x instead of two).
+ * x has w->ld rows (its padding rows zero) and the loops run over whole blocks of 4.
+ * skip: a constant in each inlined copy (n >= 64), see below. */
+static inline __attribute__((always_inline)) void ftran_body(const svi_lcp_work* w, double* restrict x, int t,
+                                                             const int skip) {
+  int ne = w->neta, ld = w->ld;
   for (; t + 1 < ne; t += 2) {
     int r1 = w->eta_row[t], r2 = w->eta_row[t + 1];
-    const double* restrict e1 = w->eta + (size_t)t * n;
-    const double* restrict e2 = e1 + n;
+    const double* restrict e1 = w->eta + (size_t)t * ld;
+    const double* restrict e2 = e1 + ld;
     double x1 = x[r1] * w->eta_inv[t];
     double y2 = r2 == r1 ? x1 : x[r2] - e1[r2] * x1;
     double x2 = y2 * w->eta_inv[t + 1];
     /* a zero subtracts a zero: no branch on x_r1 = x_r2 = 0 (which they are is data) in the small
      * problems, a skipped pass in the large ones (n >= 64: a pass costs more than a mispredicted
      * branch; then x1 = x2 = 0 and the pass would change only the sign of zeros) */
-    if (n >= 64 && x[r1] == 0 && x[r2] == 0) continue;
-    for (int i = 0; i < n; i++) x[i] = x[i] - e1[i] * x1 - e2[i] * x2;
+    if (skip && x[r1] == 0 && x[r2] == 0) continue;
+    for (int i = 0; i < ld; i += 4)
+      for (int k = 0; k < 4; k++) x[i + k] = x[i + k] - e1[i + k] * x1 - e2[i + k] * x2;
     x[r1] = r1 == r2 ? x1 : x1 - e2[r1] * x2;
     x[r2] = x2;
   }
   if (t < ne) {
     int r = w->eta_row[t];
-    const double* restrict e = w->eta + (size_t)t * n;
+    const double* restrict e = w->eta + (size_t)t * ld;
     double xr = x[r] * w->eta_inv[t];
     if (xr != 0)
-      for (int i = 0; i < n; i++) x[i] -= e[i] * xr;
+      for (int i = 0; i < ld; i += 4)
+        for (int k = 0; k < 4; k++) x[i + k] -= e[i + k] * xr;
     x[r] = xr;
   }
+}
+
+SVI_SIMD static void pfi_ftran_small(const svi_lcp_work* w, double* x, int t) { ftran_body(w, x, t, 0); }
+SVI_SIMD static void pfi_ftran_large(const svi_lcp_work* w, double* x, int t) { ftran_body(w, x, t, 1); }
+
+static void pfi_ftran_from(const svi_lcp_work* w, int n, double* x, int t) {
+  if (n >= 64) pfi_ftran_large(w, x, t);
+  else pfi_ftran_small(w, x, t);
 }
 
 static void pfi_ftran(const svi_lcp_work* w, int n, double* x) { pfi_ftran_from(w, n, x, 0); }
@@ -369,7 +389,7 @@ static inline __attribute__((always_inline)) void btran_rows(const svi_lcp_work*
   }
   for (int t = w->neta - 1; t >= 0; t--) {
     int r = w->eta_row[t];
-    const double* restrict e = w->eta + (size_t)t * n;
+    const double* restrict e = w->eta + (size_t)t * w->ld;
     double s[LEX_ROWS][4] = {{0}};
     int i = 0;
     for (; i + 4 <= n; i += 4)
@@ -394,7 +414,10 @@ SVI_SIMD static void pfi_btran_rows(const svi_lcp_work* w, int n, const int* row
 
 /* The entering column B^-1 a is formed in the next free slot of the eta file, which the pivot
  * then keeps as its eta (no copy). */
-static inline double* pfi_col(const svi_lcp_work* w, int n) { return w->eta + (size_t)w->neta * n; }
+static inline double* pfi_col(const svi_lcp_work* w, int n) {
+  (void)n;
+  return w->eta + (size_t)w->neta * w->ld;
+}
 
 /* the pivot on row r with the entering column pfi_col: a new eta, the basic values updated */
 static void pfi_pivot(svi_lcp_work* w, int n, int r) {
@@ -402,7 +425,7 @@ static void pfi_pivot(svi_lcp_work* w, int n, int r) {
   w->eta_inv[w->neta] = 1.0 / a[r];
   w->eta_row[w->neta++] = r;
   double theta = w->xb[r] / a[r];
-  kern_row_update(n, theta, a, w->xb);
+  kern_row_update(w->ld, theta, a, w->xb);
   w->xb[r] = theta;
 }
 
@@ -428,8 +451,61 @@ static inline int ratio_ties_tail(int i0, int n, const double* x, const double* 
   return nc;
 }
 
+/* One pass for the product form's test: the minimum ratio (as min_ratio), a row that attains it,
+ * and the second smallest ratio (the minimum over the other rows; INFINITY if none).  The ratios
+ * are min_ratio's quotients, so the minimum is its bits; a NaN quotient is skipped by the AVX2
+ * twin and makes the scalar one's second value the minimum (then the caller takes the two-pass
+ * test: both twins still pick the same row). */
+static double ratio_scan_scalar(int n, const double* x, const double* a, double tol, double* sec, int* arg) {
+  double m1 = INFINITY, m2 = INFINITY;
+  int i1 = -1;
+  for (int i = 0; i < n; i++) {
+    double t = a[i] > tol ? x[i] / a[i] : INFINITY;
+    double hi = t > m1 ? t : m1;
+    m2 = hi < m2 ? hi : m2;
+    if (t < m1) { m1 = t; i1 = i; }
+  }
+  *sec = m2;
+  *arg = i1;
+  return m1;
+}
+
 #ifdef SVI_AVX2_KERNELS
 #include <immintrin.h>
+
+/* ratio_scan_scalar over n4 rows, a multiple of 4: per lane the smallest quotient, its row and the
+ * next smallest, then across the lanes */
+__attribute__((target("avx2"))) static double ratio_scan_avx2(int n4, const double* x, const double* a,
+                                                             double tol, double* sec, int* arg) {
+  __m256d vt = _mm256_set1_pd(tol), one = _mm256_set1_pd(1.0), inf = _mm256_set1_pd(INFINITY);
+  __m256d m1 = inf, m2 = inf, i1 = _mm256_set1_pd(-1), idx = _mm256_set_pd(3, 2, 1, 0);
+  __m256d four = _mm256_set1_pd(4);
+  for (int i = 0; i < n4; i += 4) {
+    __m256d va = _mm256_loadu_pd(a + i);
+    __m256d ok = _mm256_cmp_pd(va, vt, _CMP_GT_OQ);
+    __m256d t = _mm256_div_pd(_mm256_loadu_pd(x + i), _mm256_blendv_pd(one, va, ok));
+    t = _mm256_blendv_pd(inf, t, ok);
+    __m256d lt = _mm256_cmp_pd(t, m1, _CMP_LT_OQ);
+    m2 = _mm256_min_pd(_mm256_max_pd(m1, t), m2);   /* a NaN t: max gives t, min then m2 */
+    m1 = _mm256_min_pd(t, m1);                      /* a NaN t: m1 */
+    i1 = _mm256_blendv_pd(i1, idx, lt);
+    idx = _mm256_add_pd(idx, four);
+  }
+  double v1[4], v2[4], vi[4];
+  _mm256_storeu_pd(v1, m1);
+  _mm256_storeu_pd(v2, m2);
+  _mm256_storeu_pd(vi, i1);
+  int k1 = 0;
+  for (int k = 1; k < 4; k++) if (v1[k] < v1[k1]) k1 = k;
+  double s2 = INFINITY;
+  for (int k = 0; k < 4; k++) {
+    s2 = v2[k] < s2 ? v2[k] : s2;
+    if (k != k1) s2 = v1[k] < s2 ? v1[k] : s2;
+  }
+  *sec = s2;
+  *arg = (int)vi[k1];
+  return v1[k1];
+}
 
 __attribute__((target("avx2"))) static double min_ratio_avx2(int n, const double* x, const double* a,
                                                             double tol) {
@@ -494,13 +570,28 @@ int svi_kern_ratio_ties(int n, const double* x, const double* a, double tol, dou
 }
 
 /* ratio_test on (xb, pfi_col), the same rule; rows of B^-1 by BTRAN only for tied rows, the running
- * best's row kept */
+ * best's row kept.
+ * One pass first (ratio_scan over the padded rows, whose a_i = 0 never qualify): when the second
+ * smallest ratio t_j exceeds lim (1 + 8 eps), no row but the minimum's can pass the tie test
+ * x_j <= fl(lim a_j): with u = eps / 2, x_j >= t_j a_j / (1 + u) > lim (1 + 16 u) a_j / (1 + u)
+ * >= lim a_j (1 + u) >= fl(lim a_j), for lim > 0 and a_j > 0 (and t_j finite: x_j finite bounds
+ * lim a_j, so it does not overflow; lim >= 1e-290 keeps the quotients normal).  The minimum's
+ * own row is tested exactly.  So the one-row answer is the two-pass test's, in far fewer steps;
+ * anything else (ties, lim <= 0) takes the two passes. */
 static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturbation* pt) {
   const int z0 = 2 * n;
   const double *a = pfi_col(w, n), *x = w->xb;
-  double best = svi_kern_min_ratio(n, x, a, piv_tol);
+  double sec;
+  int r1;
+#ifdef SVI_AVX2_KERNELS
+  double best = have_avx2() ? ratio_scan_avx2(w->ld, x, a, piv_tol, &sec, &r1)
+                            : ratio_scan_scalar(w->ld, x, a, piv_tol, &sec, &r1);
+#else
+  double best = ratio_scan_scalar(w->ld, x, a, piv_tol, &sec, &r1);
+#endif
   if (best == INFINITY) return -1;
   double tie = 1e-11 * (1 + fabs(best)), lim = best + tie;
+  if (lim >= 1e-290 && sec > lim * (1 + 8 * DBL_EPSILON) && x[r1] <= lim * a[r1]) return r1;
   int r = -1, *cand = w->cand, ncand = svi_kern_ratio_ties(n, x, a, piv_tol, lim, cand);
   if (ncand == 1) return cand[0];
   /* z0 leaves on a tie: the first tied row that holds it (the sequential test below would return
@@ -533,6 +624,7 @@ static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturba
 /* the column of variable v of [I | -M | -d] into pfi_col, then B^-1 times it */
 static void pfi_entering(svi_lcp_work* w, int n, const double* M, const double* d, int v) {
   double* a = pfi_col(w, n);
+  for (int k = 0; k < 4; k++) a[w->ld - 4 + k] = 0;   /* the padding rows (n <= ld < n + 4) */
   int t0 = 0;   /* a unit or 2-sparse column skips the etas that do not touch it */
   if (v < n) {
     memset(a, 0, sizeof(double) * n);
@@ -557,7 +649,9 @@ static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, co
   const int z0 = 2 * n, kmax = PFI_KMAX(w->pfi_n);
   int* basis = w->basis;
   w->neta = 0;
+  w->ld = pfi_ld(n);
   for (int i = 0; i < n; i++) { basis[i] = i; w->xb[i] = q[i]; }
+  for (int i = n; i < w->ld; i++) w->xb[i] = 0;
   /* first pivot: as the tableau's, with B^-1 = I */
   int r = -1;
   double best = INFINITY, dr = 1;
@@ -653,7 +747,13 @@ static void refine(svi_lcp_work* w, int n, const double* M, const double* q, dou
     }
     res[i] = q[i] - bx;
   }
-  if (w->neta >= 0) pfi_ftran(w, n, res);   /* the product form: res <- B^-1 res */
+  if (w->neta >= 0) {   /* the product form: res <- B^-1 res, in the eta file's spare column */
+    double* x = pfi_col(w, n);
+    memcpy(x, res, sizeof(double) * n);
+    for (int i = n; i < w->ld; i++) x[i] = 0;
+    pfi_ftran(w, n, x);
+    memcpy(res, x, sizeof(double) * n);
+  }
   for (int i = 0; i < n; i++) {
     double dx = 0;
     if (w->neta >= 0) dx = res[i];
