@@ -710,6 +710,41 @@ SVI_SIMD static void kern_w_times(int nb, const double* restrict W, const double
   }
 }
 
+#ifdef SVI_AVX2_KERNELS
+#include <immintrin.h>
+
+/* kern_w_times for nb <= 16: the rows in four blocks of four held in registers across the columns
+ * (the rows past nb masked off: loaded as 0, never stored).  Each entry is the scalar loop's
+ * product, sum and sum of |t| in the same column order, so the same bits. */
+__attribute__((target("avx2"))) static void w_times16_avx2(int nb, const double* W, const double* lam,
+                                                          const double* y0, double* y, double* m) {
+  static const long long lanes[20] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                      0, 0, 0, 0};
+  __m256i mk[4];
+  __m256d vy[4], vm[4], sgn = _mm256_set1_pd(-0.0);
+  for (int b = 0; b < 4; b++) {
+    int rem = nb - 4 * b;   /* rows of block b: min(max(rem, 0), 4) */
+    rem = rem < 0 ? 0 : rem > 4 ? 4 : rem;
+    mk[b] = _mm256_loadu_si256((const __m256i*)(lanes + 16 - rem));
+    vy[b] = _mm256_maskload_pd(y0 + 4 * b, mk[b]);
+    vm[b] = _mm256_setzero_pd();
+  }
+  for (int c = 0; c < nb; c++) {
+    const double* w = W + (size_t)c * nb;
+    __m256d l = _mm256_broadcast_sd(lam + c);
+    for (int b = 0; b < 4; b++) {
+      __m256d t = _mm256_mul_pd(_mm256_maskload_pd(w + 4 * b, mk[b]), l);
+      vy[b] = _mm256_add_pd(vy[b], t);
+      vm[b] = _mm256_add_pd(vm[b], _mm256_andnot_pd(sgn, t));
+    }
+  }
+  for (int b = 0; b < 4; b++) {
+    _mm256_maskstore_pd(y + 4 * b, mk[b], vy[b]);
+    _mm256_maskstore_pd(m + 4 * b, mk[b], vm[b]);
+  }
+}
+#endif
+
 /* one pair a _|_ wu w of lcp_residual, rounding term 4 eps wu mag, into the running maximum and
  * the sum that carries a NaN */
 static inline void pair_into(double* r, double* nanc, double a, double wu, double w, double mag) {
@@ -729,7 +764,11 @@ SVI_SIMD static double lcp_residual(svi_impact* s, int routh, const double* q, c
   double* wl = routh ? s->u_next : s->lr_scratch;   /* nb: J v' = q + W lambda */
   double* wm = s->lr_scratch + nb;                  /* nb: |W| |lambda| */
   if (!s->dense) return INFINITY;
-  kern_w_times(nb, s->W, lam, q + off, wl, wm);
+#ifdef SVI_AVX2_KERNELS
+  if (nb <= 16 && svi_have_avx2()) w_times16_avx2(nb, s->W, lam, q + off, wl, wm);
+  else
+#endif
+    kern_w_times(nb, s->W, lam, q + off, wl, wm);
   s->u_next_ok = routh;
   /* every pair as svi_pair_residual, the NaN test once on the sum of all terms */
   double r = 0, nanc = 0;
@@ -767,7 +806,7 @@ static int dense_lemke(svi_impact* s, int routh, const double* q, const double* 
                        const double* sign, const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
   int n = routh ? s->n_routh : s->n_ap;
   svi_lcp_prepared P = {.M = routh ? s->A_routh : s->A_ap, .mnorm = routh ? s->anorm_routh : s->anorm_ap,
-                        .ctx = s};
+                        .ctx = s, .lazy = order && order == s->order ? &s->order_lazy : NULL};
   if (n <= SVI_AT_NMAX) {
     P.Mnt = routh ? s->Ant_routh : s->Ant_ap;
     P.Mnt_nz = s->Ant_nz + (routh ? 0 : 2 * s->n_routh);
@@ -784,6 +823,7 @@ int svi_impact_lemke(svi_impact* s, int routh, const double* q, const double* d,
   if (s->lowrank) {
     svi_lcp_info li;
     if (!info) info = &li;
+    if (order && order == s->order) svi_order_ready(&s->order_lazy);   /* drawn now: few solves here */
     int st = svi_lr_lemke(s->lr, s, routh, q, d, order, sign, opt, z, info);
     if (st >= 0 || s->n_routh > LOWRANK_DENSE_FALLBACK) return st;
     /* a mid-sized LCP the low-rank path could not solve (Lemke stalls on friction loops now

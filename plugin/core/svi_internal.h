@@ -6,6 +6,25 @@
 
 #include "svi/svi_core.h"
 
+/* the shuffle of svi_random_perturbation alone (svi_routh.c) */
+void svi_random_order(uint64_t key_order, uint64_t index0, int n, int* order);
+
+/* The order of a random perturbation, drawn (svi_random_order into v) when a ratio test first
+ * reads it: only a tie in the ratio test does, and about half the Routh steps' solves have none.
+ * The values are those of svi_random_perturbation whenever they are read. */
+typedef struct {
+  int      pending;   /* not drawn yet */
+  int      n;
+  uint64_t key, index0;
+  int*     v;
+} svi_lazy_order;
+static inline void svi_order_ready(svi_lazy_order* o) {
+  if (o && o->pending) {
+    svi_random_order(o->key, o->index0, o->n, o->v);
+    o->pending = 0;
+  }
+}
+
 #define SVI_ENUM_MAX_SOLS 64
 
 /* Hot O(n) kernels get an AVX2 clone chosen at load time (the build sets no -march).  ISO C11
@@ -80,6 +99,7 @@ struct svi_impact {
   double* dv;     /* SVI_ENUM_MAX_SOLS x nv */
   double* sign;   /* n_routh: lexicographic perturbation signs */
   int*    order;  /* n_routh: lexicographic perturbation order */
+  svi_lazy_order order_lazy;   /* order's pending draw (svi_routh.c random_branch_n) */
   int*    lo;     /* nv: envelope of M's rows (first nonzero of the lower part), for the Cholesky factor and solves */
   int*    hi;     /* nv: last nonzero of each row of M, for K(v) */
   double* seen;   /* SVI_ENUM_MAX_SOLS x 2 nc: outcomes kept by the mode enumeration */
@@ -161,6 +181,7 @@ typedef struct {
   double        mnorm;   /* |M|_inf */
   double (*residual)(void* ctx, const double* q, const double* z);   /* or NULL */
   void*         ctx;
+  svi_lazy_order* lazy;  /* the order argument is drawn on first read (svi_order_ready), or NULL */
 } svi_lcp_prepared;
 int svi_lcp_lemke_prepared(svi_lcp_work* w, int n, const svi_lcp_prepared* P, const double* q,
                            const double* d, const int* order, const double* sign,
@@ -222,9 +243,11 @@ static inline uint64_t svi_rng_keyed(uint64_t key, uint64_t index) {
 
 /* A random covering vector d in [0.05, 1), signs +-1 and a Fisher-Yates order of n rows: the
  * random-perturbation Lemke of a step (svi_routh.c), row i drawn at index index0 + i of the
- * streams keyed key_d (d and the sign) and key_order (the shuffle) */
+ * streams keyed key_d (d and the sign) and key_order (the shuffle); svi_random_covering and
+ * svi_random_order are its two parts */
 void svi_random_perturbation(uint64_t key_d, uint64_t key_order, uint64_t index0, int n, double* d,
                              double* sign, int* order);
+void svi_random_covering(uint64_t key_d, uint64_t index0, int n, double* d, double* sign);
 
 /* the outcome floor(r01 count) of count >= 1 (r01 in [0, 1]; r01 = 1 picks the last): the uniform
  * choice of an enumerated step */

@@ -210,6 +210,7 @@ static void pivot(double* T, int* nz, int n, int ncol, int r, int c) {
 typedef struct {
   const int* order;       /* perturbation q + sum_k eps^(k+1) sign_k e_order[k]; NULL = identity */
   const double* sign;     /* NULL = all +1 */
+  svi_lazy_order* lazy;   /* order is drawn on first read, or NULL */
 } perturbation;
 
 /* Lexicographic comparison of two rows ri, rj of B^-1 (the tableau's w block, or formed by BTRAN)
@@ -217,6 +218,7 @@ typedef struct {
  * Returns <0 if row i is lexicographically smaller. */
 static int lexico_cmp(const double* ri, const double* rj, int n, double ai, double aj, double tol,
                       const perturbation* pt) {
+  svi_order_ready(pt->lazy);
   for (int k = 0; k < n; k++) {
     int c = pt->order ? pt->order[k] : k;
     double sg = pt->sign ? pt->sign[k] : 1.0;
@@ -652,13 +654,31 @@ static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, co
   w->ld = pfi_ld(n);
   for (int i = 0; i < n; i++) { basis[i] = i; w->xb[i] = q[i]; }
   for (int i = n; i < w->ld; i++) w->xb[i] = 0;
-  /* first pivot: as the tableau's, with B^-1 = I */
+  /* first pivot: as the tableau's, with B^-1 = I.
+   * One pass first for the smallest ratio t_i1 = q_i1 / d_i1 (its first row) and the next smallest
+   * t2 over the other rows.  When t2 - t_i1 > 2e-11 (1 + |t_i1| + |t2|), the scan below returns
+   * i1: its running best is always one of the t_j >= t2 until it reaches i1, and
+   * b - 1e-11 (1 + |b|) increases with b, so t_i1 is "better"; no later t_j >= t2 is better or
+   * within the tie tolerance 1e-11 (1 + |t_i1|) of t_i1.  Otherwise (or with an infinite ratio),
+   * the scan. */
   int r = -1;
   double best = INFINITY, dr = 1;
-  for (int i = 0; i < n; i++) {
+  {
+    double m1 = INFINITY, m2 = INFINITY;
+    int i1 = 0;
+    for (int i = 0; i < n; i++) {
+      double t = q[i] / (d ? d[i] : 1.0);
+      double hi = t > m1 ? t : m1;
+      m2 = hi < m2 ? hi : m2;
+      if (t < m1) { m1 = t; i1 = i; }
+    }
+    if (m2 - m1 > 2e-11 * (1 + fabs(m1) + fabs(m2))) r = i1;
+  }
+  for (int i = 0, scan = r < 0; scan && i < n; i++) {
     double di = d ? d[i] : 1.0, t = q[i] / di;
     int better = r < 0 || t < best - 1e-11 * (1 + fabs(best));
-    if (!better && t <= best + 1e-11 * (1 + fabs(best)))
+    if (!better && t <= best + 1e-11 * (1 + fabs(best))) {
+      svi_order_ready(pt->lazy);
       for (int k = 0; k < n; k++) {   /* rows i and r of I scaled by 1/d */
         int c = pt->order ? pt->order[k] : k;
         double sg = pt->sign ? pt->sign[k] : 1.0;
@@ -666,6 +686,7 @@ static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, co
         if (x < y - 1e-13) { better = 1; break; }
         if (x > y + 1e-13) break;
       }
+    }
     if (better) {
       if (t < best) best = t;
       r = i;
@@ -769,9 +790,16 @@ static void refine(svi_lcp_work* w, int n, const double* M, const double* q, dou
   }
 }
 
+/* every x_i finite: x_i 0 is NaN exactly when x_i is not finite, and a NaN stays in a sum; four
+ * independent sums without a branch per entry */
 static int finite_vec(int n, const double* x) {
-  for (int i = 0; i < n; i++) if (!isfinite(x[i])) return 0;
-  return 1;
+  double s[4] = {0, 0, 0, 0};
+  int i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int k = 0; k < 4; k++) s[k] += x[i + k] * 0.0;
+  for (; i < n; i++) s[0] += x[i] * 0.0;
+  double t = (s[0] + s[1]) + (s[2] + s[3]);
+  return t == t;
 }
 
 /* The residual of z, after up to two steps of iterative refinement with the tableau's B^-1 while
@@ -814,14 +842,18 @@ static int check_entry(const svi_lcp_work* w, int n, const double* M, int check_
   if ((check_m && !finite_vec(n * n, M)) || !finite_vec(n, q) || (d && !finite_vec(n, d)))
     return info->status = SVI_ERR_NONFINITE;
   /* a subnormal d_i would make the first eta's reciprocal pivot infinite */
-  if (d) for (int i = 0; i < n; i++) if (!(d[i] >= DBL_MIN)) return info->status = SVI_ERR_ARG;
+  if (d) {
+    double lo = INFINITY;   /* min d_i; a NaN was rejected above */
+    for (int i = 0; i < n; i++) lo = d[i] < lo ? d[i] : lo;
+    if (!(lo >= DBL_MIN)) return info->status = SVI_ERR_ARG;
+  }
   return SVI_OK;
 }
 
 int svi_lcp_lemke_perturbed(svi_lcp_work* w, int n, const double* M, const double* q,
                             const double* d, const int* order, const double* sign,
                             const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
-  perturbation pt = {order, sign};
+  perturbation pt = {order, sign, NULL};
   svi_lcp_info local;
   if (!info) info = &local;
   int st = check_entry(w, n, M, 1, q, d, z, info);
@@ -836,7 +868,7 @@ int svi_lcp_lemke_perturbed(svi_lcp_work* w, int n, const double* M, const doubl
 int svi_lcp_lemke_prepared(svi_lcp_work* w, int n, const svi_lcp_prepared* P, const double* q,
                            const double* d, const int* order, const double* sign,
                            const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
-  perturbation pt = {order, sign};
+  perturbation pt = {order, sign, P ? P->lazy : NULL};
   svi_lcp_info local;
   if (!info) info = &local;
   int st = check_entry(w, n, P ? P->M : NULL, 0, q, d, z, info);

@@ -90,14 +90,16 @@ static int step_enumerate(svi_impact* s, const double* q, double r01, double tol
   return res <= tol ? SVI_OK : SVI_ERR_RESIDUAL;
 }
 
-void svi_random_perturbation(uint64_t key_d, uint64_t key_order, uint64_t index0, int n, double* d,
-                             double* sign, int* order) {
+void svi_random_covering(uint64_t key_d, uint64_t index0, int n, double* d, double* sign) {
   for (int i = 0; i < n; i++) {
     uint64_t x = svi_rng_keyed(key_d, index0 + i);
     d[i] = 0.05 + 0.95 * ((double)(x >> 11) + 0.5) * 0x1.0p-53;
     sign[i] = (double)(2 * (int)(x & 1) - 1);   /* +-1 without a branch on a random bit */
-    order[i] = i;
   }
+}
+
+void svi_random_order(uint64_t key_order, uint64_t index0, int n, int* order) {
+  for (int i = 0; i < n; i++) order[i] = i;
   for (int i = n - 1; i > 0; i--) {
     int j = (int)(svi_rng_keyed(key_order, index0 + i) % (uint64_t)(i + 1));
     int t = order[i];
@@ -106,11 +108,19 @@ void svi_random_perturbation(uint64_t key_d, uint64_t key_order, uint64_t index0
   }
 }
 
+void svi_random_perturbation(uint64_t key_d, uint64_t key_order, uint64_t index0, int n, double* d,
+                             double* sign, int* order) {
+  svi_random_covering(key_d, index0, n, d, sign);
+  svi_random_order(key_order, index0, n, order);
+}
+
 /* Random covering vector and random signed lexicographic perturbation (Fisher-Yates order),
- * all drawn from the counter-based stream of this (sample, step). */
+ * all drawn from the counter-based stream of this (sample, step); the order when the solve first
+ * reads it (s->order_lazy: svi_impact_lemke passes it on with s->order). */
 static void random_branch_n(svi_impact* s, uint64_t seed, uint64_t bidx, int nr) {
-  svi_random_perturbation(svi_rng_key(seed, STREAM_BRANCH), svi_rng_key(seed, STREAM_BRANCH + 1), bidx, nr,
-                          s->d, s->sign, s->order);
+  svi_random_covering(svi_rng_key(seed, STREAM_BRANCH), bidx, nr, s->d, s->sign);
+  svi_lazy_order lz = {1, nr, svi_rng_key(seed, STREAM_BRANCH + 1), bidx, s->order};
+  s->order_lazy = lz;
 }
 
 /* ... for the step LCP (75) */
