@@ -32,11 +32,15 @@ static inline void svi_order_ready(svi_lazy_order* o) {
  * same bits. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(SVI_NO_MULTIVERSION)
 #define SVI_SIMD __attribute__((target_clones("avx2", "default")))
+/* and kernels written with fma(): a clone with the FMA instructions (and AVX), the default one
+ * calls the C library's fma, which rounds the same, once */
+#define SVI_SIMD_FMA __attribute__((target_clones("fma", "default")))
 /* and the hand-written AVX2 kernels (svi_lcp.c, svi_modes.c), with scalar twins, picked at run
  * time by svi_have_avx2 */
 #define SVI_AVX2_KERNELS 1
 #else
 #define SVI_SIMD
+#define SVI_SIMD_FMA
 #endif
 
 /* the structure-exploiting Lemke of svi_lowrank.c (per-contact blocks + the rank-nv coupling) */
