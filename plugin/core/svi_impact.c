@@ -745,12 +745,85 @@ __attribute__((target("avx2"))) static void w_times16_avx2(int nb, const double*
 }
 #endif
 
-/* one pair a _|_ wu w of lcp_residual, rounding term 4 eps wu mag, into the running maximum and
- * the sum that carries a NaN */
-static inline void pair_into(double* r, double* nanc, double a, double wu, double w, double mag) {
-  double b = wu * w, e = 4 * DBL_EPSILON * wu * mag, m = svi_pair_interval(a, b, e);
-  *nanc += a + b + e;
-  *r = m > *r ? m : *r;
+/* The pairs of lcp_residual, collected in the order of z and measured PAIR_BUF at a time: pair o is
+ * a = zu_o z_o against b = wu_o w_o, rounding term e = 4 eps wu_o mag_o (svi_pair_interval), the
+ * residual their maximum, INFINITY if any a, b, e is NaN.  (The test on NaN was one on the sum of
+ * all a + b + e, which is NaN also when +inf and -inf meet; then some a or b is -inf, or e is
+ * +inf next to a finite b, and that pair's interval is already infinite: the same value.)  An
+ * AVX2 twin and a scalar one: a maximum and a flag do not depend on the order. */
+#define PAIR_BUF 64
+typedef struct {
+  double w[PAIR_BUF], mag[PAIR_BUF];
+  int cnt, o0, nan;
+  double r;
+  const double *zu, *wu, *z;
+} pair_acc;
+
+static void pairs_scalar(pair_acc* p) {
+  double r = p->r;
+  int nan = p->nan;
+  for (int k = 0; k < p->cnt; k++) {
+    int o = p->o0 + k;
+    double a = p->zu[o] * p->z[o], b = p->wu[o] * p->w[k], e = 4 * DBL_EPSILON * p->wu[o] * p->mag[k];
+    nan |= !(a == a && b == b && e == e);
+    double m = svi_pair_interval(a, b, e);
+    r = m > r ? m : r;
+  }
+  p->r = r;
+  p->nan = nan;
+}
+
+#ifdef SVI_AVX2_KERNELS
+/* svi_pair_violation on four pairs: |min(a, b)| (as a < b ? a : b), then max with -a and -b,
+ * each as the scalar's comparison (max_pd(x, y) = x > y ? x : y) */
+__attribute__((target("avx2"))) static inline __m256d viol4(__m256d a, __m256d b, __m256d sgn) {
+  __m256d m = _mm256_andnot_pd(sgn, _mm256_min_pd(a, b));
+  m = _mm256_max_pd(_mm256_xor_pd(a, sgn), m);
+  return _mm256_max_pd(_mm256_xor_pd(b, sgn), m);
+}
+
+__attribute__((target("avx2"))) static void pairs_avx2(pair_acc* p) {
+  int o0 = p->o0, k = 0;
+  __m256d sgn = _mm256_set1_pd(-0.0), c4 = _mm256_set1_pd(4 * DBL_EPSILON);
+  __m256d vr = _mm256_setzero_pd(), vnan = _mm256_setzero_pd();
+  for (; k + 4 <= p->cnt; k += 4) {
+    __m256d wu = _mm256_loadu_pd(p->wu + o0 + k);
+    __m256d a = _mm256_mul_pd(_mm256_loadu_pd(p->zu + o0 + k), _mm256_loadu_pd(p->z + o0 + k));
+    __m256d b = _mm256_mul_pd(wu, _mm256_loadu_pd(p->w + k));
+    __m256d e = _mm256_mul_pd(_mm256_mul_pd(c4, wu), _mm256_loadu_pd(p->mag + k));
+    vnan = _mm256_or_pd(vnan, _mm256_cmp_pd(a, b, _CMP_UNORD_Q));
+    vnan = _mm256_or_pd(vnan, _mm256_cmp_pd(e, e, _CMP_UNORD_Q));
+    __m256d m1 = viol4(a, _mm256_sub_pd(b, e), sgn), m2 = viol4(a, _mm256_add_pd(b, e), sgn);
+    /* interval: m1 > m2 ? m1 : m2; then the running r = m > r ? m : r */
+    vr = _mm256_max_pd(_mm256_max_pd(m1, m2), vr);
+  }
+  double v[4], r = p->r;
+  _mm256_storeu_pd(v, vr);
+  for (int j = 0; j < 4; j++) r = v[j] > r ? v[j] : r;
+  p->r = r;
+  p->nan |= _mm256_movemask_pd(vnan) != 0;
+  p->o0 += k;   /* the rest (fewer than 4) on the scalar path */
+  p->cnt -= k;
+  memmove(p->w, p->w + k, sizeof(double) * (size_t)p->cnt);
+  memmove(p->mag, p->mag + k, sizeof(double) * (size_t)p->cnt);
+  pairs_scalar(p);
+}
+#endif
+
+static void pairs_flush(pair_acc* p) {
+#ifdef SVI_AVX2_KERNELS
+  if (svi_have_avx2()) pairs_avx2(p);
+  else
+#endif
+    pairs_scalar(p);
+  p->o0 += p->cnt;
+  p->cnt = 0;
+}
+
+static inline void pair_push(pair_acc* p, double w, double mag) {
+  p->w[p->cnt] = w;
+  p->mag[p->cnt] = mag;
+  if (++p->cnt == PAIR_BUF) pairs_flush(p);
 }
 
 /* The physical residual of z on (75) (routh) or (31), as svi_lcp_residual_units measures it
@@ -770,32 +843,38 @@ SVI_SIMD static double lcp_residual(svi_impact* s, int routh, const double* q, c
 #endif
     kern_w_times(nb, s->W, lam, q + off, wl, wm);
   s->u_next_ok = routh;
-  /* every pair as svi_pair_residual, the NaN test once on the sum of all terms */
-  double r = 0, nanc = 0;
+  /* every pair as svi_pair_residual, in the order of z (pair_acc) */
+  pair_acc p;
+  p.cnt = p.o0 = p.nan = 0;
+  p.r = 0;
+  p.zu = zu;
+  p.wu = wu;
+  p.z = z;
   for (int i = 0; i < off; i++) {         /* (75): l_max - l_n against beta */
     double t = -lam[i];
-    pair_into(&r, &nanc, zu[i] * z[i], wu[i], q[i] + t, fabs(q[i]) + fabs(t));
+    pair_push(&p, q[i] + t, fabs(q[i]) + fabs(t));
   }
   for (int i = 0; i < nc; i++) {          /* J_n v' (+ beta) against l_n */
     int o = off + i;
     double wi = wl[i], mag = fabs(q[o]) + wm[i];
     if (routh) { wi += z[i]; mag += fabs(z[i]); }
-    pair_into(&r, &nanc, zu[o] * z[o], wu[o], wi, mag);
+    pair_push(&p, wi, mag);
   }
   for (int i = 0; i < nc; i++) {          /* J_D v' + E gamma against l_D */
     double g = z[off + nb + i];
     for (int k = 0; k < nd; k++) {
       int row = nc + i * nd + k, o = off + row;
-      pair_into(&r, &nanc, zu[o] * z[o], wu[o], wl[row] + g, fabs(q[o]) + wm[row] + fabs(g));
+      pair_push(&p, wl[row] + g, fabs(q[o]) + wm[row] + fabs(g));
     }
   }
   for (int i = 0; i < nc; i++) {          /* mu l_n - E^T l_D against gamma */
     int o = off + nb + i;
     double t = s->mu[i] * lam[i], wi = q[o] + t, mag = fabs(q[o]) + fabs(t);
     for (int k = 0; k < nd; k++) { t = -lam[nc + i * nd + k]; wi += t; mag += fabs(t); }
-    pair_into(&r, &nanc, zu[o] * z[o], wu[o], wi, mag);
+    pair_push(&p, wi, mag);
   }
-  return nanc == nanc ? r : INFINITY;
+  pairs_flush(&p);
+  return p.nan ? INFINITY : p.r;
 }
 
 static double residual_routh(void* s, const double* q, const double* z) { return lcp_residual(s, 1, q, z); }

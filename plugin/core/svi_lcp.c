@@ -37,6 +37,8 @@ struct svi_lcp_work {
   double* lexrow;  /* (LEX_ROWS + 1) x pfi_n: rows of B^-1 for the lexicographic test */
   int*    cand;    /* pfi_ld(pfi_n): the rows that tie in the ratio test */
   int     neta, use_pfi;
+  int     pend_r;      /* the last pivot's row whose update of xb waits for the next scan, or -1 */
+  double  pend_theta;  /* and its step: xb -= theta (last eta), then xb[pend_r] = theta */
   const svi_lcp_prepared* prep;   /* of the current solve */
   double* T;       /* nmax x (2 nmax + 2) tableau */
   double* Mreg;    /* nmax x nmax regularised copy */
@@ -424,14 +426,23 @@ static inline double* pfi_col(const svi_lcp_work* w, int n) {
   return w->eta + (size_t)w->neta * w->ld;
 }
 
-/* the pivot on row r with the entering column pfi_col: a new eta, the basic values updated */
+/* the pivot on row r with the entering column pfi_col: a new eta; the basic values' update
+ * xb -= theta a, xb_r = theta is left pending for the next ratio scan, which makes it in the same
+ * pass (the same operations: x_i - theta a_i, then the pivot row's value), or for pfi_settle */
 static void pfi_pivot(svi_lcp_work* w, int n, int r) {
   const double* a = pfi_col(w, n);
   w->eta_inv[w->neta] = 1.0 / a[r];
   w->eta_row[w->neta++] = r;
-  double theta = w->xb[r] / a[r];
-  kern_row_update(w->ld, theta, a, w->xb);
-  w->xb[r] = theta;
+  w->pend_theta = w->xb[r] / a[r];
+  w->pend_r = r;
+}
+
+/* the pending update of the basic values, made now */
+static void pfi_settle(svi_lcp_work* w) {
+  if (w->pend_r < 0) return;
+  kern_row_update(w->ld, w->pend_theta, w->eta + (size_t)(w->neta - 1) * w->ld, w->xb);
+  w->xb[w->pend_r] = w->pend_theta;
+  w->pend_r = -1;
 }
 
 /* ---- the ratio test's two passes, shared with svi_lowrank.c ------------------------------
@@ -460,10 +471,17 @@ static inline int ratio_ties_tail(int i0, int n, const double* x, const double* 
  * and the second smallest ratio (the minimum over the other rows; INFINITY if none).  The ratios
  * are min_ratio's quotients, so the minimum is its bits; a NaN quotient is skipped by the AVX2
  * twin and makes the scalar one's second value the minimum (then the caller takes the two-pass
- * test: both twins still pick the same row). */
-static double ratio_scan_scalar(int n, const double* x, const double* a, double tol, double* sec, int* arg) {
+ * test: both twins still pick the same row).
+ * First, in the same pass, the last pivot's pending update of x (rp >= 0): x_i -= f ap_i as
+ * kern_row_update, x_rp = f, stored back. */
+static double ratio_scan_scalar(int n, double* x, const double* a, double tol, double* sec, int* arg,
+                                const double* ap, double f, int rp) {
   double m1 = INFINITY, m2 = INFINITY;
   int i1 = -1;
+  if (rp >= 0) {
+    for (int i = 0; i < n; i++) x[i] -= f * ap[i];
+    x[rp] = f;
+  }
   for (int i = 0; i < n; i++) {
     double t = a[i] > tol ? x[i] / a[i] : INFINITY;
     double hi = t > m1 ? t : m1;
@@ -479,16 +497,23 @@ static double ratio_scan_scalar(int n, const double* x, const double* a, double 
 #include <immintrin.h>
 
 /* ratio_scan_scalar over n4 rows, a multiple of 4: per lane the smallest quotient, its row and the
- * next smallest, then across the lanes */
-__attribute__((target("avx2"))) static double ratio_scan_avx2(int n4, const double* x, const double* a,
-                                                             double tol, double* sec, int* arg) {
+ * next smallest, then across the lanes (upd: a constant in each inlined copy, rp >= 0) */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) double ratio_scan_body(
+    int n4, double* x, const double* a, double tol, double* sec, int* arg, const double* ap, double f,
+    int rp, const int upd) {
   __m256d vt = _mm256_set1_pd(tol), one = _mm256_set1_pd(1.0), inf = _mm256_set1_pd(INFINITY);
   __m256d m1 = inf, m2 = inf, i1 = _mm256_set1_pd(-1), idx = _mm256_set_pd(3, 2, 1, 0);
-  __m256d four = _mm256_set1_pd(4);
+  __m256d four = _mm256_set1_pd(4), vf = _mm256_set1_pd(f), vrp = _mm256_set1_pd(rp);
   for (int i = 0; i < n4; i += 4) {
     __m256d va = _mm256_loadu_pd(a + i);
     __m256d ok = _mm256_cmp_pd(va, vt, _CMP_GT_OQ);
-    __m256d t = _mm256_div_pd(_mm256_loadu_pd(x + i), _mm256_blendv_pd(one, va, ok));
+    __m256d vx = _mm256_loadu_pd(x + i);
+    if (upd) {
+      vx = _mm256_sub_pd(vx, _mm256_mul_pd(vf, _mm256_loadu_pd(ap + i)));
+      vx = _mm256_blendv_pd(vx, vf, _mm256_cmp_pd(idx, vrp, _CMP_EQ_OQ));
+      _mm256_storeu_pd(x + i, vx);
+    }
+    __m256d t = _mm256_div_pd(vx, _mm256_blendv_pd(one, va, ok));
     t = _mm256_blendv_pd(inf, t, ok);
     __m256d lt = _mm256_cmp_pd(t, m1, _CMP_LT_OQ);
     m2 = _mm256_min_pd(_mm256_max_pd(m1, t), m2);   /* a NaN t: max gives t, min then m2 */
@@ -510,6 +535,13 @@ __attribute__((target("avx2"))) static double ratio_scan_avx2(int n4, const doub
   *sec = s2;
   *arg = (int)vi[k1];
   return v1[k1];
+}
+
+__attribute__((target("avx2"))) static double ratio_scan_avx2(int n4, double* x, const double* a, double tol,
+                                                             double* sec, int* arg, const double* ap,
+                                                             double f, int rp) {
+  if (rp >= 0) return ratio_scan_body(n4, x, a, tol, sec, arg, ap, f, rp, 1);
+  return ratio_scan_body(n4, x, a, tol, sec, arg, ap, f, rp, 0);
 }
 
 __attribute__((target("avx2"))) static double min_ratio_avx2(int n, const double* x, const double* a,
@@ -585,14 +617,17 @@ int svi_kern_ratio_ties(int n, const double* x, const double* a, double tol, dou
  * anything else (ties, lim <= 0) takes the two passes. */
 static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturbation* pt) {
   const int z0 = 2 * n;
-  const double *a = pfi_col(w, n), *x = w->xb;
+  const double* a = pfi_col(w, n);
+  double* x = w->xb;
   double sec;
-  int r1;
+  int r1, rp = w->pend_r;
+  const double* ap = rp >= 0 ? w->eta + (size_t)(w->neta - 1) * w->ld : NULL;
+  w->pend_r = -1;   /* the scan makes the pending update */
 #ifdef SVI_AVX2_KERNELS
-  double best = have_avx2() ? ratio_scan_avx2(w->ld, x, a, piv_tol, &sec, &r1)
-                            : ratio_scan_scalar(w->ld, x, a, piv_tol, &sec, &r1);
+  double best = have_avx2() ? ratio_scan_avx2(w->ld, x, a, piv_tol, &sec, &r1, ap, w->pend_theta, rp)
+                            : ratio_scan_scalar(w->ld, x, a, piv_tol, &sec, &r1, ap, w->pend_theta, rp);
 #else
-  double best = ratio_scan_scalar(w->ld, x, a, piv_tol, &sec, &r1);
+  double best = ratio_scan_scalar(w->ld, x, a, piv_tol, &sec, &r1, ap, w->pend_theta, rp);
 #endif
   if (best == INFINITY) return -1;
   double tie = 1e-11 * (1 + fabs(best)), lim = best + tie;
@@ -656,6 +691,7 @@ static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, co
   const int z0 = 2 * n, kmax = PFI_KMAX(w->pfi_n);
   int* basis = w->basis;
   w->neta = 0;
+  w->pend_r = -1;
   w->ld = pfi_ld(n);
   for (int i = 0; i < n; i++) { basis[i] = i; w->xb[i] = q[i]; }
   for (int i = n; i < w->ld; i++) w->xb[i] = 0;
@@ -717,6 +753,7 @@ static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, co
     if (leaving == z0) break;
   }
   *pivots = it;
+  pfi_settle(w);
   /* z from the basic values without a branch on which variables are basic (a w or z0 row
    * writes to the spare slot n) */
   double* zs = w->scratch;   /* n + 1 */
