@@ -15,6 +15,7 @@
  * restarted on the tableau.
  */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,8 @@ struct svi_lcp_work {
   double* T;       /* nmax x (2 nmax + 2) tableau */
   double* Mreg;    /* nmax x nmax regularised copy */
   int*    basis;   /* basic variable of each row: w_i = i, z_j = n + j, z0 = 2n */
-  int*    nz;      /* 2 nmax + 2: nonzero columns of the pivot row */
+  int*    first_eta; /* 2 nmax + 2 (n + 1 used): per row the first eta that pivots on it, or
+                      * INT_MAX (the last entry: none, for a column's absent second row) */
   double* scratch; /* 3 nmax: refinement residual, basic values, kept z */
 };
 
@@ -73,7 +75,7 @@ svi_lcp_work* svi_lcp_work_create(int nmax) {
   w->T = malloc(sizeof(double) * nmax * (2 * nmax + 2));
   w->Mreg = malloc(sizeof(double) * nmax * nmax);
   w->basis = malloc(sizeof(int) * nmax);
-  w->nz = malloc(sizeof(int) * (2 * nmax + 2));
+  w->first_eta = malloc(sizeof(int) * (2 * nmax + 2));
   w->scratch = malloc(sizeof(double) * 3 * nmax);
   w->pfi_n = pn;
   /* The tableau and the eta file are never live at once (a path that fills the eta file restarts
@@ -88,7 +90,7 @@ svi_lcp_work* svi_lcp_work_create(int nmax) {
   w->xb = malloc(sizeof(double) * pfi_ld(pn));
   w->lexrow = malloc(sizeof(double) * (LEX_ROWS + 1) * pn);
   w->cand = malloc(sizeof(int) * pfi_ld(pn));
-  if (!w->T || !w->Mreg || !w->basis || !w->scratch || !w->nz || !w->eta || !w->eta_row || !w->eta_inv || !w->xb ||
+  if (!w->T || !w->Mreg || !w->basis || !w->scratch || !w->first_eta || !w->eta || !w->eta_row || !w->eta_inv || !w->xb ||
       !w->lexrow || !w->cand) {
     svi_lcp_work_destroy(w);
     return NULL;
@@ -101,7 +103,7 @@ void svi_lcp_work_destroy(svi_lcp_work* w) {
   free(w->T);
   free(w->Mreg);
   free(w->basis);
-  free(w->nz);
+  free(w->first_eta);
   free(w->scratch);
   free(w->eta);
   free(w->eta_row);
@@ -187,8 +189,7 @@ SVI_SIMD static void kern_row_update(int len, double f, const double* restrict p
  * contiguous span of the pivot row's nonzero columns (the impact tableaux are sparse early on:
  * identity blocks, E, mu), and rows whose entry in the pivot column is 0 are skipped.  A zero of
  * the pivot row inside the span changes nothing: x - f * 0 = x. */
-static void pivot(double* T, int* nz, int n, int ncol, int r, int c) {
-  (void)nz;
+static void pivot(double* T, int n, int ncol, int r, int c) {
   double* pr = T + r * ncol;
   double inv = 1.0 / pr[c];
   int lo = ncol, hi = 0;
@@ -292,7 +293,7 @@ static int lemke_path(svi_lcp_work* w, int n, const double* M, const double* q, 
     }
   }
   int leaving = basis[r];
-  pivot(T, w->nz, n, ncol, r, z0);
+  pivot(T, n, ncol, r, z0);
   basis[r] = z0;
   int it = 1;
 
@@ -302,7 +303,7 @@ static int lemke_path(svi_lcp_work* w, int n, const double* M, const double* q, 
     r = ratio_test(T, basis, n, ncol, entering, piv_tol, pt);
     if (r < 0) { *pivots = it; return SVI_ERR_RAY; }
     leaving = basis[r];
-    pivot(T, w->nz, n, ncol, r, entering);
+    pivot(T, n, ncol, r, entering);
     basis[r] = entering;
     it++;
     if (leaving == z0) break;
@@ -374,11 +375,12 @@ static void pfi_ftran_from(const svi_lcp_work* w, int n, double* x, int t) {
 static void pfi_ftran(const svi_lcp_work* w, int n, double* x) { pfi_ftran_from(w, n, x, 0); }
 
 /* The first eta that can change x = a column with nonzeros only in rows r0, r1 (-1: none):
- * the etas before it divide and subtract zeros. */
-static int pfi_first_touch(const svi_lcp_work* w, int r0, int r1) {
-  int t = 0;
-  while (t < w->neta && w->eta_row[t] != r0 && w->eta_row[t] != r1) t++;
-  return t;
+ * the etas before it divide and subtract zeros.  From the first eta of each row, kept by the
+ * pivots (no search, no branch on the data). */
+static int pfi_first_touch(const svi_lcp_work* w, int n, int r0, int r1) {
+  int a = w->first_eta[r0], b = w->first_eta[r1 < 0 ? n : r1];
+  int t = a < b ? a : b;
+  return t < w->neta ? t : w->neta;
 }
 
 /* Rows of B^-1 in one pass over the eta file (y[b] <- row rows[b], b < K; K = 2 or LEX_ROWS, a
@@ -432,6 +434,8 @@ static inline double* pfi_col(const svi_lcp_work* w, int n) {
 static void pfi_pivot(svi_lcp_work* w, int n, int r) {
   const double* a = pfi_col(w, n);
   w->eta_inv[w->neta] = 1.0 / a[r];
+  int f = w->first_eta[r];
+  w->first_eta[r] = f < w->neta ? f : w->neta;
   w->eta_row[w->neta++] = r;
   w->pend_theta = w->xb[r] / a[r];
   w->pend_r = r;
@@ -521,20 +525,20 @@ __attribute__((target("avx2"))) static inline __attribute__((always_inline)) dou
     i1 = _mm256_blendv_pd(i1, idx, lt);
     idx = _mm256_add_pd(idx, four);
   }
-  double v1[4], v2[4], vi[4];
-  _mm256_storeu_pd(v1, m1);
-  _mm256_storeu_pd(v2, m2);
+  /* across the lanes without a branch: the minimum in every lane, the first lane k1 that holds it,
+   * the second value the minimum of m2 and of m1 without lane k1 */
+  __m256d b = _mm256_min_pd(m1, _mm256_permute4x64_pd(m1, 0x4e));
+  b = _mm256_min_pd(b, _mm256_permute_pd(b, 5));
+  int k1 = __builtin_ctz((unsigned)_mm256_movemask_pd(_mm256_cmp_pd(m1, b, _CMP_EQ_OQ)) | 16u) & 3;
+  __m256d lane = _mm256_set_pd(3, 2, 1, 0);
+  __m256d s = _mm256_min_pd(m2, _mm256_blendv_pd(m1, inf, _mm256_cmp_pd(lane, _mm256_set1_pd(k1), _CMP_EQ_OQ)));
+  s = _mm256_min_pd(s, _mm256_permute4x64_pd(s, 0x4e));
+  s = _mm256_min_pd(s, _mm256_permute_pd(s, 5));
+  double vi[4];
   _mm256_storeu_pd(vi, i1);
-  int k1 = 0;
-  for (int k = 1; k < 4; k++) if (v1[k] < v1[k1]) k1 = k;
-  double s2 = INFINITY;
-  for (int k = 0; k < 4; k++) {
-    s2 = v2[k] < s2 ? v2[k] : s2;
-    if (k != k1) s2 = v1[k] < s2 ? v1[k] : s2;
-  }
-  *sec = s2;
+  *sec = _mm256_cvtsd_f64(s);
   *arg = (int)vi[k1];
-  return v1[k1];
+  return _mm256_cvtsd_f64(b);
 }
 
 __attribute__((target("avx2"))) static double ratio_scan_avx2(int n4, double* x, const double* a, double tol,
@@ -670,13 +674,13 @@ SVI_SIMD_FMA static void pfi_entering(svi_lcp_work* w, int n, const double* M, c
   if (v < n) {
     memset(a, 0, sizeof(double) * n);
     a[v] = 1.0;
-    t0 = pfi_first_touch(w, v, -1);
+    t0 = pfi_first_touch(w, n, v, -1);
   } else if (v < 2 * n) {
     const double* Mnt = w->prep ? w->prep->Mnt : NULL;
     if (Mnt && M == w->prep->M) {
       memcpy(a, Mnt + (size_t)(v - n) * n, sizeof(double) * n);
       const int* nz = w->prep->Mnt_nz ? w->prep->Mnt_nz + 2 * (v - n) : NULL;
-      if (nz && nz[0] != -2) t0 = pfi_first_touch(w, nz[0], nz[1]);
+      if (nz && nz[0] != -2) t0 = pfi_first_touch(w, n, nz[0], nz[1]);
     } else for (int i = 0; i < n; i++) a[i] = -M[i * n + (v - n)];
   }
   else for (int i = 0; i < n; i++) a[i] = d ? -d[i] : -1.0;
@@ -692,6 +696,7 @@ static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, co
   int* basis = w->basis;
   w->neta = 0;
   w->pend_r = -1;
+  for (int i = 0; i <= n; i++) w->first_eta[i] = INT_MAX;
   w->ld = pfi_ld(n);
   for (int i = 0; i < n; i++) { basis[i] = i; w->xb[i] = q[i]; }
   for (int i = n; i < w->ld; i++) w->xb[i] = 0;
