@@ -716,16 +716,23 @@ SVI_SIMD static void kern_w_times(int nb, const double* restrict W, const double
 /* kern_w_times for nb <= 16: the rows in four blocks of four held in registers across the columns
  * (the rows past nb masked off: loaded as 0, never stored).  Each entry is the scalar loop's
  * product, sum and sum of |t| in the same column order, so the same bits. */
-__attribute__((target("avx2"))) static void w_times16_avx2(int nb, const double* W, const double* lam,
-                                                          const double* y0, double* y, double* m) {
+/* the masks of rows 0..n-1 (n <= 16) in four blocks of four */
+__attribute__((target("avx2"))) static inline void rows16(int n, __m256i mk[4]) {
   static const long long lanes[20] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
                                       0, 0, 0, 0};
-  __m256i mk[4];
-  __m256d vy[4], vm[4], sgn = _mm256_set1_pd(-0.0);
   for (int b = 0; b < 4; b++) {
-    int rem = nb - 4 * b;   /* rows of block b: min(max(rem, 0), 4) */
+    int rem = n - 4 * b;   /* rows of block b: min(max(rem, 0), 4) */
     rem = rem < 0 ? 0 : rem > 4 ? 4 : rem;
     mk[b] = _mm256_loadu_si256((const __m256i*)(lanes + 16 - rem));
+  }
+}
+
+__attribute__((target("avx2"))) static void w_times16_avx2(int nb, const double* W, const double* lam,
+                                                          const double* y0, double* y, double* m) {
+  __m256i mk[4];
+  __m256d vy[4], vm[4], sgn = _mm256_set1_pd(-0.0);
+  rows16(nb, mk);
+  for (int b = 0; b < 4; b++) {
     vy[b] = _mm256_maskload_pd(y0 + 4 * b, mk[b]);
     vm[b] = _mm256_setzero_pd();
   }
@@ -743,7 +750,36 @@ __attribute__((target("avx2"))) static void w_times16_avx2(int nb, const double*
     _mm256_maskstore_pd(m + 4 * b, mk[b], vm[b]);
   }
 }
+
+/* svi_matvec_add(r, c, A, x, y) for r <= 16 from A's transpose At (c x r): each row's sum
+ * 0 + a_0 x_0 + a_1 x_1 + ... in four registers across the columns, then added to y, as the
+ * scalar loop does it */
+__attribute__((target("avx2"))) static void matvec_add_t16(int r, int c, const double* At, const double* x,
+                                                          double* y) {
+  __m256i mk[4];
+  __m256d s[4];
+  rows16(r, mk);
+  for (int b = 0; b < 4; b++) s[b] = _mm256_setzero_pd();
+  for (int j = 0; j < c; j++) {
+    const double* a = At + (size_t)j * r;
+    __m256d l = _mm256_broadcast_sd(x + j);
+    for (int b = 0; b < 4; b++) s[b] = _mm256_add_pd(s[b], _mm256_mul_pd(_mm256_maskload_pd(a + 4 * b, mk[b]), l));
+  }
+  for (int b = 0; b < 4; b++)
+    _mm256_maskstore_pd(y + 4 * b, mk[b], _mm256_add_pd(_mm256_maskload_pd(y + 4 * b, mk[b]), s[b]));
+}
 #endif
+
+/* v += G lam (G = M^-1 Jbar^T, nv x nb): svi_matvec_add's bits */
+void svi_impact_g_add(const svi_impact* s, const double* lam, double* v) {
+#ifdef SVI_AVX2_KERNELS
+  if (s->nv <= 16 && svi_have_avx2()) {
+    matvec_add_t16(s->nv, s->nb, s->Gt, lam, v);
+    return;
+  }
+#endif
+  svi_matvec_add(s->nv, s->nb, s->G, lam, v);
+}
 
 /* The pairs of lcp_residual, collected in the order of z and measured PAIR_BUF at a time: pair o is
  * a = zu_o z_o against b = wu_o w_o, rounding term e = 4 eps wu_o mag_o (svi_pair_interval), the

@@ -161,6 +161,8 @@ double svi_routh_residual(const svi_impact* s, const double* q, const double* la
                           double* u_next);
 /* u += W lambda (nb values) */
 void svi_impact_add_w(const svi_impact* s, const double* lambda, double* u);
+/* v += G lambda, svi_matvec_add(nv, nb, G, lambda, v)'s bits (AVX2 from Gt for nv <= 16) */
+void svi_impact_g_add(const svi_impact* s, const double* lambda, double* v);
 /* Lemke on (75) (routh = 1) or (31) (routh = 0) of s, dense or low-rank as resolved at setup;
  * arguments as svi_lcp_lemke_perturbed, opt with the physical units */
 int svi_impact_lemke(svi_impact* s, int routh, const double* q, const double* d, const int* order,

@@ -20,7 +20,7 @@ int svi_law_simultaneous(svi_impact* s, const svi_lcp_options* opt, double* v_ou
   memset(s->Lam, 0, sizeof(double) * nb);
   if (st >= 0) {
     memcpy(s->Lam, s->z, sizeof(double) * nb);
-    svi_matvec_add(s->nv, nb, s->G, s->z, v_out);
+    svi_impact_g_add(s, s->z, v_out);
     if (svi_impact_check_outcome(s, v_out, s->Lam)) {   /* never hand back what (31) forbids */
       memcpy(v_out, s->v0, sizeof(double) * s->nv);
       memset(s->Lam, 0, sizeof(double) * nb);
@@ -72,7 +72,7 @@ int svi_law_simultaneous_all(svi_impact* s, double* v_out, int max_out, int* cou
     if (svi_lcp_residual_units(na, s->A_ap, s->q, s->z, o.zunit, o.wunit) > o.res_tol) continue;
     double* v = s->dv + (*count < SVI_ENUM_MAX_SOLS ? *count : SVI_ENUM_MAX_SOLS - 1) * nv;
     memcpy(v, s->v0, sizeof(double) * nv);
-    svi_matvec_add(nv, nb, s->G, lam, v);
+    svi_impact_g_add(s, lam, v);
     if (svi_impact_check_outcome(s, v, lam)) continue;
     int dup = 0;
     for (int j = 0; j < *count && j < SVI_ENUM_MAX_SOLS && !dup; j++) {
@@ -152,7 +152,7 @@ int svi_law_sequential(svi_impact* s, const int* order, int max_rounds, double* 
     st = SVI_OK;
   }
   memcpy(v_out, s->v0, sizeof(double) * s->nv);
-  svi_matvec_add(s->nv, nb, s->G, s->Lam, v_out);
+  svi_impact_g_add(s, s->Lam, v_out);
   if (rounds) *rounds = r;
   if (st == SVI_OK && svi_impact_check_outcome(s, v_out, s->Lam)) {
     memcpy(v_out, s->v0, sizeof(double) * s->nv);

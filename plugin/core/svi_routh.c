@@ -90,8 +90,57 @@ static int step_enumerate(svi_impact* s, const double* q, double r01, double tol
   return res <= tol ? SVI_OK : SVI_ERR_RESIDUAL;
 }
 
+#ifdef SVI_AVX2_KERNELS
+#include <immintrin.h>
+
+/* x * c mod 2^64 in each lane from 32-bit products (AVX2 has no 64-bit multiply) */
+__attribute__((target("avx2"))) static inline __m256i mul64(__m256i x, uint64_t c) {
+  __m256i lo = _mm256_set1_epi64x((long long)(c & 0xffffffffu)), hi = _mm256_set1_epi64x((long long)(c >> 32));
+  __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(x, 32), lo), _mm256_mul_epu32(x, hi));
+  return _mm256_add_epi64(_mm256_mul_epu32(x, lo), _mm256_slli_epi64(cross, 32));
+}
+
+/* svi_rng_mix64 in each lane */
+__attribute__((target("avx2"))) static inline __m256i mix64x4(__m256i x) {
+  x = _mm256_xor_si256(x, _mm256_srli_epi64(x, 30));
+  x = mul64(x, 0xbf58476d1ce4e5b9ULL);
+  x = _mm256_xor_si256(x, _mm256_srli_epi64(x, 27));
+  x = mul64(x, 0x94d049bb133111ebULL);
+  return _mm256_xor_si256(x, _mm256_srli_epi64(x, 31));
+}
+
+/* svi_random_covering four rows at a time: the same integers, (double)(x >> 11) exactly (below
+ * 2^53: its high 21 and low 32 bits through the 2^52 exponent, then hi 2^32 + lo, exact), then
+ * the scalar's operations in its order */
+__attribute__((target("avx2"))) static int covering_avx2(uint64_t key_d, uint64_t index0, int n, double* d,
+                                                        double* sign) {
+  const __m256i key = _mm256_set1_epi64x((long long)key_d);
+  const __m256i mag = _mm256_set1_epi64x(0x4330000000000000LL), lo32 = _mm256_set1_epi64x(0xffffffffLL);
+  const __m256d two52 = _mm256_set1_pd(0x1.0p52), two32 = _mm256_set1_pd(0x1.0p32);
+  int i = 0;
+  for (; i + 4 <= n; i += 4) {
+    uint64_t b = index0 + (uint64_t)i + 0x632be59bd9b4e019ULL;
+    __m256i idx = _mm256_set_epi64x((long long)(b + 3), (long long)(b + 2), (long long)(b + 1), (long long)b);
+    __m256i x = mix64x4(_mm256_xor_si256(key, mix64x4(idx)));
+    __m256i v = _mm256_srli_epi64(x, 11);
+    __m256d dlo = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(v, lo32), mag)), two52);
+    __m256d dhi = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(v, 32), mag)), two52);
+    __m256d u = _mm256_add_pd(_mm256_mul_pd(dhi, two32), dlo);
+    u = _mm256_mul_pd(_mm256_add_pd(u, _mm256_set1_pd(0.5)), _mm256_set1_pd(0x1.0p-53));
+    _mm256_storeu_pd(d + i, _mm256_add_pd(_mm256_set1_pd(0.05), _mm256_mul_pd(_mm256_set1_pd(0.95), u)));
+    __m256i odd = _mm256_cmpeq_epi64(_mm256_and_si256(x, _mm256_set1_epi64x(1)), _mm256_set1_epi64x(1));
+    _mm256_storeu_pd(sign + i, _mm256_blendv_pd(_mm256_set1_pd(-1.0), _mm256_set1_pd(1.0), _mm256_castsi256_pd(odd)));
+  }
+  return i;
+}
+#endif
+
 void svi_random_covering(uint64_t key_d, uint64_t index0, int n, double* d, double* sign) {
-  for (int i = 0; i < n; i++) {
+  int i0 = 0;
+#ifdef SVI_AVX2_KERNELS
+  if (svi_have_avx2()) i0 = covering_avx2(key_d, index0, n, d, sign);
+#endif
+  for (int i = i0; i < n; i++) {
     uint64_t x = svi_rng_keyed(key_d, index0 + i);
     d[i] = 0.05 + 0.95 * ((double)(x >> 11) + 0.5) * 0x1.0p-53;
     sign[i] = (double)(2 * (int)(x & 1) - 1);   /* +-1 without a branch on a random bit */
@@ -319,7 +368,7 @@ static int run_steps(svi_impact* s, const svi_routh_config* cfg, const svi_sobol
     if (traj && *traj_len < traj_cap) {
       double* vt = traj + (size_t)(*traj_len) * nv;
       memcpy(vt, s->v0, sizeof(double) * nv);
-      svi_matvec_add(nv, nb, s->G, s->Lam, vt);
+      svi_impact_g_add(s, s->Lam, vt);
       (*traj_len)++;
     }
     if (last) break;
@@ -352,7 +401,7 @@ static int run_attempt(svi_impact* s, const svi_routh_config* cfg, const svi_sob
     if (finish_ap && st2 < 0) *numerical = 1;
   }
   memcpy(v_out, s->v0, sizeof(double) * nv);
-  svi_matvec_add(nv, nb, s->G, s->Lam, v_out);
+  svi_impact_g_add(s, s->Lam, v_out);
   if (traj && traj_len && info->finish == SVI_FINISH_AP && *traj_len < traj_cap) {
     memcpy(traj + (size_t)(*traj_len) * nv, v_out, sizeof(double) * nv);
     (*traj_len)++;
