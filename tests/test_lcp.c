@@ -163,6 +163,30 @@ static void test_large_pfi(void) {
   svi_lcp_work_destroy(w);
 }
 
+/* A zero column of M (a frictionless contact whose normal row is zero): its nonzero-row table is
+ * {-1, -1}, and the product form must start that column's FTRAN without reading outside its
+ * per-row table (the ASan build runs this).  The prepared entry agrees with the tableau. */
+static void test_zero_column(void) {
+  enum { N = 2 };
+  double M[N * N] = {1, 0, 0, 0}, Mnt[N * N];
+  for (int j = 0; j < N; j++)
+    for (int i = 0; i < N; i++) Mnt[j * N + i] = -M[i * N + j];
+  int nz[2 * N] = {0, -1, -1, -1};
+  const double qs[2][N] = {{-1, 2}, {-1, -2}};
+  svi_lcp_work* w = svi_lcp_work_create(8);
+  for (int k = 0; k < 2; k++) {
+    double z[N], zp[N];
+    svi_lcp_info it, ip;
+    svi_lcp_prepared P = {.M = M, .Mnt = Mnt, .Mnt_nz = nz, .mnorm = 1};
+    int st = svi_lcp_lemke(w, N, M, qs[k], NULL, NULL, z, &it);
+    int stp = svi_lcp_lemke_prepared(w, N, &P, qs[k], NULL, NULL, NULL, NULL, zp, &ip);
+    CHECK(st == stp && fabs(z[0] - zp[0]) + fabs(z[1] - zp[1]) < 1e-12,
+          "zero column, q = (%g, %g): tableau %d (%g, %g), product form %d (%g, %g)", qs[k][0], qs[k][1], st,
+          z[0], z[1], stp, zp[0], zp[1]);
+  }
+  svi_lcp_work_destroy(w);
+}
+
 /* Sobol: each coordinate of the first 2^k points is stratified (one point per 2^-k cell) */
 static void test_sobol(void) {
   static svi_sobol s;
@@ -193,6 +217,7 @@ int main(void) {
   test_degenerate();
   test_long_path();
   test_large_pfi();
+  test_zero_column();
   test_sobol();
   return svi_test_finish();
 }

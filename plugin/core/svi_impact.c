@@ -783,9 +783,10 @@ void svi_impact_g_add(const svi_impact* s, const double* lam, double* v) {
 
 /* The pairs of lcp_residual, collected in the order of z and measured PAIR_BUF at a time: pair o is
  * a = zu_o z_o against b = wu_o w_o, rounding term e = 4 eps wu_o mag_o (svi_pair_interval), the
- * residual their maximum, INFINITY if any a, b, e is NaN.  (The test on NaN was one on the sum of
- * all a + b + e, which is NaN also when +inf and -inf meet; then some a or b is -inf, or e is
- * +inf next to a finite b, and that pair's interval is already infinite: the same value.)  An
+ * residual their maximum, INFINITY if any pair's a + b + e is not finite (NaN or infinite).  The
+ * test was once on the sum of all the pairs' a + b + e being NaN; per pair and on finiteness it
+ * is stricter: an infinite velocity or rounding term (w = -inf with mag = +inf makes b - e and
+ * b + e NaN, and the interval then drops out of the maximum) is never a residual that passes.  An
  * AVX2 twin and a scalar one: a maximum and a flag do not depend on the order. */
 #define PAIR_BUF 64
 typedef struct {
@@ -801,7 +802,8 @@ static void pairs_scalar(pair_acc* p) {
   for (int k = 0; k < p->cnt; k++) {
     int o = p->o0 + k;
     double a = p->zu[o] * p->z[o], b = p->wu[o] * p->w[k], e = 4 * DBL_EPSILON * p->wu[o] * p->mag[k];
-    nan |= !(a == a && b == b && e == e);
+    double sum = a + b + e;
+    nan |= !(fabs(sum) <= DBL_MAX);
     double m = svi_pair_interval(a, b, e);
     r = m > r ? m : r;
   }
@@ -827,8 +829,8 @@ __attribute__((target("avx2"))) static void pairs_avx2(pair_acc* p) {
     __m256d a = _mm256_mul_pd(_mm256_loadu_pd(p->zu + o0 + k), _mm256_loadu_pd(p->z + o0 + k));
     __m256d b = _mm256_mul_pd(wu, _mm256_loadu_pd(p->w + k));
     __m256d e = _mm256_mul_pd(_mm256_mul_pd(c4, wu), _mm256_loadu_pd(p->mag + k));
-    vnan = _mm256_or_pd(vnan, _mm256_cmp_pd(a, b, _CMP_UNORD_Q));
-    vnan = _mm256_or_pd(vnan, _mm256_cmp_pd(e, e, _CMP_UNORD_Q));
+    __m256d sum = _mm256_andnot_pd(sgn, _mm256_add_pd(_mm256_add_pd(a, b), e));   /* |a + b + e| */
+    vnan = _mm256_or_pd(vnan, _mm256_cmp_pd(sum, _mm256_set1_pd(DBL_MAX), _CMP_NLE_UQ));
     __m256d m1 = viol4(a, _mm256_sub_pd(b, e), sgn), m2 = viol4(a, _mm256_add_pd(b, e), sgn);
     /* interval: m1 > m2 ? m1 : m2; then the running r = m > r ? m : r */
     vr = _mm256_max_pd(_mm256_max_pd(m1, m2), vr);

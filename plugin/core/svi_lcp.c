@@ -378,7 +378,7 @@ static void pfi_ftran(const svi_lcp_work* w, int n, double* x) { pfi_ftran_from(
  * the etas before it divide and subtract zeros.  From the first eta of each row, kept by the
  * pivots (no search, no branch on the data). */
 static int pfi_first_touch(const svi_lcp_work* w, int n, int r0, int r1) {
-  int a = w->first_eta[r0], b = w->first_eta[r1 < 0 ? n : r1];
+  int a = w->first_eta[r0 < 0 ? n : r0], b = w->first_eta[r1 < 0 ? n : r1];   /* a zero column: {-1, -1} */
   int t = a < b ? a : b;
   return t < w->neta ? t : w->neta;
 }
@@ -473,9 +473,9 @@ static inline int ratio_ties_tail(int i0, int n, const double* x, const double* 
 
 /* One pass for the product form's test: the minimum ratio (as min_ratio), a row that attains it,
  * and the second smallest ratio (the minimum over the other rows; INFINITY if none).  The ratios
- * are min_ratio's quotients, so the minimum is its bits; a NaN quotient is skipped by the AVX2
- * twin and makes the scalar one's second value the minimum (then the caller takes the two-pass
- * test: both twins still pick the same row).
+ * are min_ratio's quotients, so the minimum is its bits.  A NaN quotient (x and a both infinite:
+ * the tie test x <= lim a may still count that row) makes the second value -INFINITY in both
+ * twins, so the caller takes the two-pass test.
  * First, in the same pass, the last pivot's pending update of x (rp >= 0): x_i -= f ap_i as
  * kern_row_update, x_rp = f, stored back. */
 static double ratio_scan_scalar(int n, double* x, const double* a, double tol, double* sec, int* arg,
@@ -486,13 +486,15 @@ static double ratio_scan_scalar(int n, double* x, const double* a, double tol, d
     for (int i = 0; i < n; i++) x[i] -= f * ap[i];
     x[rp] = f;
   }
+  int nan = 0;
   for (int i = 0; i < n; i++) {
     double t = a[i] > tol ? x[i] / a[i] : INFINITY;
     double hi = t > m1 ? t : m1;
     m2 = hi < m2 ? hi : m2;
+    nan |= t != t;
     if (t < m1) { m1 = t; i1 = i; }
   }
-  *sec = m2;
+  *sec = nan ? -INFINITY : m2;
   *arg = i1;
   return m1;
 }
@@ -508,6 +510,7 @@ __attribute__((target("avx2"))) static inline __attribute__((always_inline)) dou
   __m256d vt = _mm256_set1_pd(tol), one = _mm256_set1_pd(1.0), inf = _mm256_set1_pd(INFINITY);
   __m256d m1 = inf, m2 = inf, i1 = _mm256_set1_pd(-1), idx = _mm256_set_pd(3, 2, 1, 0);
   __m256d four = _mm256_set1_pd(4), vf = _mm256_set1_pd(f), vrp = _mm256_set1_pd(rp);
+  __m256d vnan = _mm256_setzero_pd();
   for (int i = 0; i < n4; i += 4) {
     __m256d va = _mm256_loadu_pd(a + i);
     __m256d ok = _mm256_cmp_pd(va, vt, _CMP_GT_OQ);
@@ -519,6 +522,7 @@ __attribute__((target("avx2"))) static inline __attribute__((always_inline)) dou
     }
     __m256d t = _mm256_div_pd(vx, _mm256_blendv_pd(one, va, ok));
     t = _mm256_blendv_pd(inf, t, ok);
+    vnan = _mm256_or_pd(vnan, _mm256_cmp_pd(t, t, _CMP_UNORD_Q));
     __m256d lt = _mm256_cmp_pd(t, m1, _CMP_LT_OQ);
     m2 = _mm256_min_pd(_mm256_max_pd(m1, t), m2);   /* a NaN t: max gives t, min then m2 */
     m1 = _mm256_min_pd(t, m1);                      /* a NaN t: m1 */
@@ -536,7 +540,7 @@ __attribute__((target("avx2"))) static inline __attribute__((always_inline)) dou
   s = _mm256_min_pd(s, _mm256_permute_pd(s, 5));
   double vi[4];
   _mm256_storeu_pd(vi, i1);
-  *sec = _mm256_cvtsd_f64(s);
+  *sec = _mm256_movemask_pd(vnan) ? -INFINITY : _mm256_cvtsd_f64(s);
   *arg = (int)vi[k1];
   return _mm256_cvtsd_f64(b);
 }
@@ -616,7 +620,8 @@ int svi_kern_ratio_ties(int n, const double* x, const double* a, double tol, dou
  * smallest ratio t_j exceeds lim (1 + 8 eps), no row but the minimum's can pass the tie test
  * x_j <= fl(lim a_j): with u = eps / 2, x_j >= t_j a_j / (1 + u) > lim (1 + 16 u) a_j / (1 + u)
  * >= lim a_j (1 + u) >= fl(lim a_j), for lim > 0 and a_j > 0 (and t_j finite: x_j finite bounds
- * lim a_j, so it does not overflow; lim >= 1e-290 keeps the quotients normal).  The minimum's
+ * lim a_j, so it does not overflow; a NaN quotient sets sec = -INFINITY; lim >= 1e-290 keeps the
+ * quotients normal, a guard only: lim = t* + 1e-11 (1 + |t*|) is <= 0 or above ~1e-27).  The minimum's
  * own row is tested exactly.  So the one-row answer is the two-pass test's, in far fewer steps;
  * anything else (ties, lim <= 0) takes the two passes. */
 static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturbation* pt) {
