@@ -713,9 +713,6 @@ SVI_SIMD static void kern_w_times(int nb, const double* restrict W, const double
 #ifdef SVI_AVX2_KERNELS
 #include <immintrin.h>
 
-/* kern_w_times for nb <= 16: the rows in four blocks of four held in registers across the columns
- * (the rows past nb masked off: loaded as 0, never stored).  Each entry is the scalar loop's
- * product, sum and sum of |t| in the same column order, so the same bits. */
 /* the masks of rows 0..n-1 (n <= 16) in four blocks of four */
 __attribute__((target("avx2"))) static inline void rows16(int n, __m256i mk[4]) {
   static const long long lanes[20] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -727,6 +724,9 @@ __attribute__((target("avx2"))) static inline void rows16(int n, __m256i mk[4]) 
   }
 }
 
+/* kern_w_times for nb <= 16: the rows in four blocks of four held in registers across the columns
+ * (the rows past nb masked off: loaded as 0, never stored).  Each entry is the scalar loop's
+ * product, sum and sum of |t| in the same column order, so the same bits. */
 __attribute__((target("avx2"))) static void w_times16_avx2(int nb, const double* W, const double* lam,
                                                           const double* y0, double* y, double* m) {
   __m256i mk[4];
@@ -796,10 +796,11 @@ typedef struct {
   const double *zu, *wu, *z;
 } pair_acc;
 
-static void pairs_scalar(pair_acc* p) {
+/* pairs k0 .. cnt-1 of the buffer */
+static void pairs_scalar(pair_acc* p, int k0) {
   double r = p->r;
   int nan = p->nan;
-  for (int k = 0; k < p->cnt; k++) {
+  for (int k = k0; k < p->cnt; k++) {
     int o = p->o0 + k;
     double a = p->zu[o] * p->z[o], b = p->wu[o] * p->w[k], e = 4 * DBL_EPSILON * p->wu[o] * p->mag[k];
     double sum = a + b + e;
@@ -840,11 +841,7 @@ __attribute__((target("avx2"))) static void pairs_avx2(pair_acc* p) {
   for (int j = 0; j < 4; j++) r = v[j] > r ? v[j] : r;
   p->r = r;
   p->nan |= _mm256_movemask_pd(vnan) != 0;
-  p->o0 += k;   /* the rest (fewer than 4) on the scalar path */
-  p->cnt -= k;
-  memmove(p->w, p->w + k, sizeof(double) * (size_t)p->cnt);
-  memmove(p->mag, p->mag + k, sizeof(double) * (size_t)p->cnt);
-  pairs_scalar(p);
+  pairs_scalar(p, k);   /* the rest, fewer than 4 */
 }
 #endif
 
@@ -853,7 +850,7 @@ static void pairs_flush(pair_acc* p) {
   if (svi_have_avx2()) pairs_avx2(p);
   else
 #endif
-    pairs_scalar(p);
+    pairs_scalar(p, 0);
   p->o0 += p->cnt;
   p->cnt = 0;
 }

@@ -235,16 +235,19 @@ static inline double svi_pair_residual(double a, double b, double e) {
 uint64_t svi_rng_key(uint64_t seed, uint64_t stream);
 /* SplitMix64 finaliser (Steele, Lea & Flood 2014): a bijective 64-bit mixer.  Inline, with
  * svi_rng_keyed: a Lemke step draws two per LCP row. */
+#define SVI_MIX_C1 0xbf58476d1ce4e5b9ULL   /* (also svi_routh.c's four-lane mix64x4) */
+#define SVI_MIX_C2 0x94d049bb133111ebULL
+#define SVI_KEYED_OFFSET 0x632be59bd9b4e019ULL
 static inline uint64_t svi_rng_mix64(uint64_t x) {
   x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
+  x *= SVI_MIX_C1;
   x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
+  x *= SVI_MIX_C2;
   x ^= x >> 31;
   return x;
 }
 static inline uint64_t svi_rng_keyed(uint64_t key, uint64_t index) {
-  return svi_rng_mix64(key ^ svi_rng_mix64(index + 0x632be59bd9b4e019ULL));
+  return svi_rng_mix64(key ^ svi_rng_mix64(index + SVI_KEYED_OFFSET));
 }
 
 /* A random covering vector d in [0.05, 1), signs +-1 and a Fisher-Yates order of n rows: the

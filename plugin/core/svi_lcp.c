@@ -367,12 +367,11 @@ static inline __attribute__((always_inline)) void ftran_body(const svi_lcp_work*
 SVI_SIMD_FMA static void pfi_ftran_small(const svi_lcp_work* w, double* x, int t) { ftran_body(w, x, t, 0); }
 SVI_SIMD_FMA static void pfi_ftran_large(const svi_lcp_work* w, double* x, int t) { ftran_body(w, x, t, 1); }
 
-static void pfi_ftran_from(const svi_lcp_work* w, int n, double* x, int t) {
-  if (n >= 64) pfi_ftran_large(w, x, t);
-  else pfi_ftran_small(w, x, t);
+/* x <- B^-1 x from the first eta (refine's; the entering column inlines ftran_body) */
+static void pfi_ftran(const svi_lcp_work* w, int n, double* x) {
+  if (n >= 64) pfi_ftran_large(w, x, 0);
+  else pfi_ftran_small(w, x, 0);
 }
-
-static void pfi_ftran(const svi_lcp_work* w, int n, double* x) { pfi_ftran_from(w, n, x, 0); }
 
 /* The first eta that can change x = a column with nonzeros only in rows r0, r1 (-1: none):
  * the etas before it divide and subtract zeros.  From the first eta of each row, kept by the
@@ -423,16 +422,13 @@ SVI_SIMD static void pfi_btran_rows(const svi_lcp_work* w, int n, const int* row
 
 /* The entering column B^-1 a is formed in the next free slot of the eta file, which the pivot
  * then keeps as its eta (no copy). */
-static inline double* pfi_col(const svi_lcp_work* w, int n) {
-  (void)n;
-  return w->eta + (size_t)w->neta * w->ld;
-}
+static inline double* pfi_col(const svi_lcp_work* w) { return w->eta + (size_t)w->neta * w->ld; }
 
 /* the pivot on row r with the entering column pfi_col: a new eta; the basic values' update
  * xb -= theta a, xb_r = theta is left pending for the next ratio scan, which makes it in the same
  * pass (the same operations: x_i - theta a_i, then the pivot row's value), or for pfi_settle */
-static void pfi_pivot(svi_lcp_work* w, int n, int r) {
-  const double* a = pfi_col(w, n);
+static void pfi_pivot(svi_lcp_work* w, int r) {
+  const double* a = pfi_col(w);
   w->eta_inv[w->neta] = 1.0 / a[r];
   int f = w->first_eta[r];
   w->first_eta[r] = f < w->neta ? f : w->neta;
@@ -471,6 +467,14 @@ static inline int ratio_ties_tail(int i0, int n, const double* x, const double* 
   return nc;
 }
 
+/* t of row i into the smallest value so far m1 (its first row i1) and the next smallest m2 (a NaN t
+ * leaves m1 and i1, and makes m2 the smallest) */
+static inline void min_two(double t, int i, double* m1, double* m2, int* i1) {
+  double hi = t > *m1 ? t : *m1;
+  *m2 = hi < *m2 ? hi : *m2;
+  if (t < *m1) { *m1 = t; *i1 = i; }
+}
+
 /* One pass for the product form's test: the minimum ratio (as min_ratio), a row that attains it,
  * and the second smallest ratio (the minimum over the other rows; INFINITY if none).  The ratios
  * are min_ratio's quotients, so the minimum is its bits.  A NaN quotient (x and a both infinite:
@@ -483,16 +487,14 @@ static double ratio_scan_scalar(int n, double* x, const double* a, double tol, d
   double m1 = INFINITY, m2 = INFINITY;
   int i1 = -1;
   if (rp >= 0) {
-    for (int i = 0; i < n; i++) x[i] -= f * ap[i];
+    kern_row_update(n, f, ap, x);
     x[rp] = f;
   }
   int nan = 0;
   for (int i = 0; i < n; i++) {
     double t = a[i] > tol ? x[i] / a[i] : INFINITY;
-    double hi = t > m1 ? t : m1;
-    m2 = hi < m2 ? hi : m2;
     nan |= t != t;
-    if (t < m1) { m1 = t; i1 = i; }
+    min_two(t, i, &m1, &m2, &i1);
   }
   *sec = nan ? -INFINITY : m2;
   *arg = i1;
@@ -626,7 +628,7 @@ int svi_kern_ratio_ties(int n, const double* x, const double* a, double tol, dou
  * anything else (ties, lim <= 0) takes the two passes. */
 static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturbation* pt) {
   const int z0 = 2 * n;
-  const double* a = pfi_col(w, n);
+  const double* a = pfi_col(w);
   double* x = w->xb;
   double sec;
   int r1, rp = w->pend_r;
@@ -673,7 +675,7 @@ static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturba
 /* the column of variable v of [I | -M | -d] into pfi_col, then B^-1 times it (FTRAN inlined: this
  * is its clone, one call a pivot) */
 SVI_SIMD_FMA static void pfi_entering(svi_lcp_work* w, int n, const double* M, const double* d, int v) {
-  double* a = pfi_col(w, n);
+  double* a = pfi_col(w);
   for (int k = 0; k < 4; k++) a[w->ld - 4 + k] = 0;   /* the padding rows (n <= ld < n + 4) */
   int t0 = 0;   /* a unit or 2-sparse column skips the etas that do not touch it */
   if (v < n) {
@@ -717,12 +719,7 @@ static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, co
   {
     double m1 = INFINITY, m2 = INFINITY;
     int i1 = 0;
-    for (int i = 0; i < n; i++) {
-      double t = q[i] / (d ? d[i] : 1.0);
-      double hi = t > m1 ? t : m1;
-      m2 = hi < m2 ? hi : m2;
-      if (t < m1) { m1 = t; i1 = i; }
-    }
+    for (int i = 0; i < n; i++) min_two(q[i] / (d ? d[i] : 1.0), i, &m1, &m2, &i1);
     if (m2 - m1 > 2e-11 * (1 + fabs(m1) + fabs(m2))) r = i1;
   }
   for (int i = 0, scan = r < 0; scan && i < n; i++) {
@@ -746,7 +743,7 @@ static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, co
   }
   int leaving = basis[r];
   pfi_entering(w, n, M, d, z0);
-  pfi_pivot(w, n, r);
+  pfi_pivot(w, r);
   basis[r] = z0;
   int it = 1;
   for (;;) {
@@ -757,7 +754,7 @@ static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, co
     r = pfi_ratio_test(w, n, piv_tol, pt);
     if (r < 0) { *pivots = it; return SVI_ERR_RAY; }
     leaving = basis[r];
-    pfi_pivot(w, n, r);
+    pfi_pivot(w, r);
     basis[r] = entering;
     it++;
     if (leaving == z0) break;
@@ -821,7 +818,7 @@ static void refine(svi_lcp_work* w, int n, const double* M, const double* q, dou
     res[i] = q[i] - bx;
   }
   if (w->neta >= 0) {   /* the product form: res <- B^-1 res, in the eta file's spare column */
-    double* x = pfi_col(w, n);
+    double* x = pfi_col(w);
     memcpy(x, res, sizeof(double) * n);
     for (int i = n; i < w->ld; i++) x[i] = 0;
     pfi_ftran(w, n, x);

@@ -103,9 +103,9 @@ __attribute__((target("avx2"))) static inline __m256i mul64(__m256i x, uint64_t 
 /* svi_rng_mix64 in each lane */
 __attribute__((target("avx2"))) static inline __m256i mix64x4(__m256i x) {
   x = _mm256_xor_si256(x, _mm256_srli_epi64(x, 30));
-  x = mul64(x, 0xbf58476d1ce4e5b9ULL);
+  x = mul64(x, SVI_MIX_C1);
   x = _mm256_xor_si256(x, _mm256_srli_epi64(x, 27));
-  x = mul64(x, 0x94d049bb133111ebULL);
+  x = mul64(x, SVI_MIX_C2);
   return _mm256_xor_si256(x, _mm256_srli_epi64(x, 31));
 }
 
@@ -119,7 +119,7 @@ __attribute__((target("avx2"))) static int covering_avx2(uint64_t key_d, uint64_
   const __m256d two52 = _mm256_set1_pd(0x1.0p52), two32 = _mm256_set1_pd(0x1.0p32);
   int i = 0;
   for (; i + 4 <= n; i += 4) {
-    uint64_t b = index0 + (uint64_t)i + 0x632be59bd9b4e019ULL;
+    uint64_t b = index0 + (uint64_t)i + SVI_KEYED_OFFSET;
     __m256i idx = _mm256_set_epi64x((long long)(b + 3), (long long)(b + 2), (long long)(b + 1), (long long)b);
     __m256i x = mix64x4(_mm256_xor_si256(key, mix64x4(idx)));
     __m256i v = _mm256_srli_epi64(x, 11);
