@@ -21,6 +21,7 @@
 
 #include "svi/svi_core.h"
 #include "svi_internal.h"
+#include "bench_machine.h"
 #ifdef SVI_HAVE_SICONOS
 #include "siconos_oracle.h"
 #endif
@@ -377,7 +378,8 @@ int main(int argc, char** argv) {
     else if (strcmp(argv[i], "--propagative")) return usage(argv[0]);   /* --help too */
   }
   if (only) {   /* some of the tables 1, 2, 3 */
-    printf("# svi benchmarks (svi %s)\n", SVI_VERSION_STRING);
+    printf("# svi benchmarks (svi %s)\n\n", SVI_VERSION_STRING);
+    bench_print_machine();
     if (strchr(only, '1')) table_per_sample(quick ? 5000 : 100000);
     if (strchr(only, '2')) table_alg2(quick ? 17 : 20);
 #ifdef SVI_HAVE_SICONOS
@@ -386,10 +388,12 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc > 1 && !strcmp(argv[argc - 1], "--propagative")) {   /* table 4 only */
+    bench_print_machine();
     table_propagative(quick ? 5000 : 100000);
     return 0;
   }
-  printf("# svi benchmarks (svi %s)\n", SVI_VERSION_STRING);
+  printf("# svi benchmarks (svi %s)\n\n", SVI_VERSION_STRING);
+  bench_print_machine();
   table_per_sample(quick ? 5000 : 100000);
   table_alg2(quick ? 17 : 20);
 #ifdef SVI_HAVE_SICONOS

@@ -36,6 +36,7 @@
 #include <time.h>
 
 #include "svi/svi_mujoco.h"
+#include "bench_machine.h"
 
 static double now(void) {
   struct timespec t;
@@ -455,7 +456,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   int steps = quick ? 5000 : 50000;
-  printf("MuJoCo %s\n\n", mj_versionString());
+  printf("MuJoCo %s\n", mj_versionString());
+  bench_print_machine();
   list_models(dir);
   if (strchr(only, 'A')) {
   printf("## A. mj_step with svi.impact against the same model without it, steps without impacts "

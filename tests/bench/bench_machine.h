@@ -1,0 +1,101 @@
+// Copyright 2026 The svi Authors.
+//
+// The machine a benchmark table comes from, printed at the top of svi-bench and
+// svi-bench-plugin: the CPU as the kernel names it, the kernels' dispatch, the compiler and flags,
+// the load, and a clock estimate.  Wall times from two hosts of one cloud "kind" differed by 2x
+// (benchmarks.md, "Which machine"), so a table without these lines cannot be compared with another.
+//
+// The clock estimate times a chain of dependent 64-bit multiply-adds, x = x * K + 1: each one
+// waits for the last (integer multiply 3 cycles + add 1 cycle on x86-64 cores since about 2011),
+// so cycles per second ~ 4 / (seconds per link).  It is an estimate of the clock the benchmark
+// ran at (turbo and the host's sharing included), not a reading of a counter.
+
+#ifndef SVI_BENCH_MACHINE_H_
+#define SVI_BENCH_MACHINE_H_
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef SVI_BUILD_FLAGS
+#define SVI_BUILD_FLAGS "(not recorded)"
+#endif
+
+static double bench_machine_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+// best of 5 runs of a 2e7-link dependent multiply-add chain: GHz estimate (4 cycles per link)
+static double bench_machine_ghz(void) {
+  const long links = 20000000;
+  double best = 1e30;
+  volatile uint64_t sink = 0;
+  for (int r = 0; r < 5; r++) {
+    uint64_t x = (uint64_t)r + 1;
+    double t0 = bench_machine_now();
+    for (long i = 0; i < links; i++) x = x * 0x9E3779B97F4A7C15ull + 1;
+    double t = bench_machine_now() - t0;
+    sink += x;
+    if (t < best) best = t;
+  }
+  (void)sink;
+  return 4.0 * (double)links / best * 1e-9;
+}
+
+// the value of "key" in /proc/cpuinfo's first processor, or "" (not Linux, or no such key)
+static void bench_cpuinfo(const char* key, char* out, int cap) {
+  out[0] = 0;
+  FILE* f = fopen("/proc/cpuinfo", "r");
+  if (!f) return;
+  char line[512];
+  size_t k = strlen(key);
+  while (fgets(line, sizeof(line), f)) {
+    if (strncmp(line, key, k) != 0 || (line[k] != ' ' && line[k] != '\t' && line[k] != ':')) continue;
+    const char* v = strchr(line, ':');
+    if (!v) break;
+    v++;
+    while (*v == ' ') v++;
+    snprintf(out, (size_t)cap, "%s", v);
+    out[strcspn(out, "\n")] = 0;
+    break;
+  }
+  fclose(f);
+}
+
+static void bench_print_machine(void) {
+  char name[256], fam[32], model[32], step[32], mhz[32];
+  bench_cpuinfo("model name", name, sizeof(name));
+  bench_cpuinfo("cpu family", fam, sizeof(fam));
+  bench_cpuinfo("model", model, sizeof(model));
+  bench_cpuinfo("stepping", step, sizeof(step));
+  bench_cpuinfo("cpu MHz", mhz, sizeof(mhz));
+  double load = -1;
+  FILE* f = fopen("/proc/loadavg", "r");
+  if (f) {
+    if (fscanf(f, "%lf", &load) != 1) load = -1;
+    fclose(f);
+  }
+  const char* kernels = "portable C (no run-time dispatch in this build)";
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(SVI_NO_MULTIVERSION)
+  __builtin_cpu_init();
+  kernels = __builtin_cpu_supports("avx2") ? (__builtin_cpu_supports("fma") ? "AVX2 + FMA clones" : "AVX2 clones")
+                                           : "default clones (no AVX2 on this CPU)";
+#endif
+  printf("Machine: %s (family %s, model %s, stepping %s; %s MHz as the kernel reports it), "
+         "about %.2f GHz by a dependent multiply-add chain; load average %.2f at start.\n",
+         name[0] ? name : "unknown CPU", fam[0] ? fam : "?", model[0] ? model : "?",
+         step[0] ? step : "?", mhz[0] ? mhz : "?", bench_machine_ghz(), load);
+#if defined(__clang__)
+  const char* cc = "clang ";
+#elif defined(__GNUC__)
+  const char* cc = "GCC ";
+#else
+  const char* cc = "";
+#endif
+  printf("Build: %s%s, %s; kernels: %s.\n\n", cc, __VERSION__, SVI_BUILD_FLAGS, kernels);
+}
+
+#endif  // SVI_BENCH_MACHINE_H_
