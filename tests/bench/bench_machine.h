@@ -65,7 +65,8 @@ static void bench_cpuinfo(const char* key, char* out, int cap) {
   fclose(f);
 }
 
-static void bench_print_machine(void) {
+// prints the lines; returns the clock estimate in GHz
+static double bench_print_machine(void) {
   char name[256], fam[32], model[32], step[32], mhz[32];
   bench_cpuinfo("model name", name, sizeof(name));
   bench_cpuinfo("cpu family", fam, sizeof(fam));
@@ -78,6 +79,7 @@ static void bench_print_machine(void) {
     if (fscanf(f, "%lf", &load) != 1) load = -1;
     fclose(f);
   }
+  double ghz = bench_machine_ghz();
   const char* kernels = "portable C (no run-time dispatch in this build)";
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(SVI_NO_MULTIVERSION)
   __builtin_cpu_init();
@@ -87,7 +89,7 @@ static void bench_print_machine(void) {
   printf("Machine: %s (family %s, model %s, stepping %s; %s MHz as the kernel reports it), "
          "about %.2f GHz by a dependent multiply-add chain; load average %.2f at start.\n",
          name[0] ? name : "unknown CPU", fam[0] ? fam : "?", model[0] ? model : "?",
-         step[0] ? step : "?", mhz[0] ? mhz : "?", bench_machine_ghz(), load);
+         step[0] ? step : "?", mhz[0] ? mhz : "?", ghz, load);
 #if defined(__clang__)
   const char* cc = "clang ";
 #elif defined(__GNUC__)
@@ -96,6 +98,7 @@ static void bench_print_machine(void) {
   const char* cc = "";
 #endif
   printf("Build: %s%s, %s; kernels: %s.\n\n", cc, __VERSION__, SVI_BUILD_FLAGS, kernels);
+  return ghz;
 }
 
 #endif  // SVI_BENCH_MACHINE_H_
