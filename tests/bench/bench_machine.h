@@ -53,9 +53,10 @@ static void bench_cpuinfo(const char* key, char* out, int cap) {
   char line[512];
   size_t k = strlen(key);
   while (fgets(line, sizeof(line), f)) {
-    if (strncmp(line, key, k) != 0 || (line[k] != ' ' && line[k] != '\t' && line[k] != ':')) continue;
-    const char* v = strchr(line, ':');
-    if (!v) break;
+    if (strncmp(line, key, k) != 0) continue;
+    const char* v = line + k;
+    while (*v == ' ' || *v == '\t') v++;
+    if (*v != ':') continue;     // "model" must not take "model name"'s line
     v++;
     while (*v == ' ') v++;
     snprintf(out, (size_t)cap, "%s", v);
