@@ -343,6 +343,7 @@ static int run_alg2(const char* name, int lg, int threads) {
     fprintf(stderr, "LOG2 must be 0..30 and THREADS >= 0 (0: one per core)\n");
     return 2;
   }
+  bench_print_machine();
   svi_problem_def def = svi_example_problem(&ex);
   long long M = 1LL << lg;
   svi_approx_config c = svi_approx_default_config();
