@@ -19,7 +19,7 @@
 #include <time.h>
 
 #ifndef SVI_BUILD_FLAGS
-#define SVI_BUILD_FLAGS "(not recorded)"
+#define SVI_BUILD_FLAGS "flags not recorded"
 #endif
 
 static double bench_machine_now(void) {
@@ -28,21 +28,31 @@ static double bench_machine_now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-// best of 5 runs of a 2e7-link dependent multiply-add chain: GHz estimate (4 cycles per link)
+// best of 5 runs of a 2e7-link dependent multiply-add chain: GHz estimate (4 cycles per link,
+// x86-64 only: elsewhere a link is one fused multiply-add of core-dependent latency; 0 = none)
 static double bench_machine_ghz(void) {
+#if defined(__x86_64__)
   const long links = 20000000;
   double best = 1e30;
   volatile uint64_t sink = 0;
   for (int r = 0; r < 5; r++) {
     uint64_t x = (uint64_t)r + 1;
     double t0 = bench_machine_now();
-    for (long i = 0; i < links; i++) x = x * 0x9E3779B97F4A7C15ull + 1;
+    for (long i = 0; i < links; i++) {
+      x = x * 0x9E3779B97F4A7C15ull + 1;
+#if defined(__GNUC__)
+      __asm__ volatile("" : "+r"(x));   // clang would fold two links into one (x K^2 + c)
+#endif
+    }
     double t = bench_machine_now() - t0;
     sink += x;
     if (t < best) best = t;
   }
   (void)sink;
   return 4.0 * (double)links / best * 1e-9;
+#else
+  return 0;
+#endif
 }
 
 // the value of "key" in /proc/cpuinfo's first processor, or "" (not Linux, or no such key)
@@ -87,18 +97,24 @@ static double bench_print_machine(void) {
   kernels = __builtin_cpu_supports("avx2") ? (__builtin_cpu_supports("fma") ? "AVX2 + FMA clones" : "AVX2 clones")
                                            : "default clones (no AVX2 on this CPU)";
 #endif
+  char ghz_s[64] = "no clock estimate (not x86-64)", load_s[32] = "n/a";
+  if (ghz > 0) snprintf(ghz_s, sizeof(ghz_s), "about %.2f GHz by a dependent multiply-add chain", ghz);
+  if (load >= 0) snprintf(load_s, sizeof(load_s), "%.2f", load);
   printf("Machine: %s (family %s, model %s, stepping %s; %s MHz as the kernel reports it), "
-         "about %.2f GHz by a dependent multiply-add chain; load average %.2f at start.\n",
-         name[0] ? name : "unknown CPU", fam[0] ? fam : "?", model[0] ? model : "?",
-         step[0] ? step : "?", mhz[0] ? mhz : "?", ghz, load);
-#if defined(__clang__)
-  const char* cc = "clang ";
-#elif defined(__GNUC__)
-  const char* cc = "GCC ";
+         "%s; load average %s at start.\n",
+         name[0] ? name : "unknown CPU", fam[0] ? fam : "n/a", model[0] ? model : "n/a",
+         step[0] ? step : "n/a", mhz[0] ? mhz : "n/a", ghz_s, load_s);
+#if defined(__clang__) || !defined(__GNUC__)
+  const char* cc = "";                 // clang's __VERSION__ names itself
 #else
-  const char* cc = "";
+  const char* cc = "GCC ";
 #endif
-  printf("Build: %s%s, %s; kernels: %s.\n\n", cc, __VERSION__, SVI_BUILD_FLAGS, kernels);
+#ifdef __VERSION__
+  const char* ver = __VERSION__;
+#else
+  const char* ver = "unknown compiler";
+#endif
+  printf("Build: %s%s, %s; kernels: %s.\n", cc, ver, SVI_BUILD_FLAGS, kernels);
   return ghz;
 }
 
