@@ -377,12 +377,13 @@ int main(int argc, char** argv) {
   if (argc > 1 && (!strcmp(argv[1], "--one") || !strcmp(argv[1], "--alg2")) && argc != 5) return usage(argv[0]);
   if (argc == 5 && !strcmp(argv[1], "--one")) return run_one(argv[2], argv[3], atoll(argv[4]));
   if (argc == 5 && !strcmp(argv[1], "--alg2")) return run_alg2(argv[2], atoi(argv[3]), atoi(argv[4]));
-  int quick = 0;
+  int quick = 0, propagative = 0;
   const char* only = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strncmp(argv[i], "--only=", 7)) only = argv[i] + 7;
-    else if (strcmp(argv[i], "--propagative")) return usage(argv[0]);   /* --help too */
+    else if (!strcmp(argv[i], "--propagative")) propagative = 1;
+    else return usage(argv[0]);   /* --help too */
   }
   if (only) {   /* some of the tables 1, 2, 3 */
     printf("# svi benchmarks (svi %s)\n\n", SVI_VERSION_STRING);
@@ -394,7 +395,8 @@ int main(int argc, char** argv) {
 #endif
     return 0;
   }
-  if (argc > 1 && !strcmp(argv[argc - 1], "--propagative")) {   /* table 4 only */
+  if (propagative) {   /* table 4 only, in any position among the options */
+    printf("# svi benchmarks (svi %s)\n\n", SVI_VERSION_STRING);
     bench_print_machine();
     table_propagative(quick ? 5000 : 100000);
     return 0;
