@@ -185,7 +185,7 @@ int svi_routh_step(svi_impact* s, const double* v, const double* lmax, const dou
   int st = svi_impact_lemke(s, 1, s->q, d, NULL, NULL, &o, s->z, info);
   memcpy(lambda, s->z + s->nc, sizeof(double) * s->nb);
   memcpy(v_next, v, sizeof(double) * s->nv);
-  if (st >= 0) svi_matvec_add(s->nv, s->nb, s->G, lambda, v_next);
+  if (st >= 0) svi_impact_g_add(s, lambda, v_next);
   return st;
 }
 
