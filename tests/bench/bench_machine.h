@@ -22,7 +22,8 @@
 #define SVI_BUILD_FLAGS "flags not recorded"
 #endif
 
-static double bench_machine_now(void) {
+// seconds on the monotonic clock (the benchmarks' timer)
+static double bench_now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
@@ -37,14 +38,14 @@ static double bench_machine_ghz(void) {
   volatile uint64_t sink = 0;
   for (int r = 0; r < 5; r++) {
     uint64_t x = (uint64_t)r + 1;
-    double t0 = bench_machine_now();
+    double t0 = bench_now();
     for (long i = 0; i < links; i++) {
       x = x * 0x9E3779B97F4A7C15ull + 1;
 #if defined(__GNUC__)
       __asm__ volatile("" : "+r"(x));   // clang would fold two links into one (x K^2 + c)
 #endif
     }
-    double t = bench_machine_now() - t0;
+    double t = bench_now() - t0;
     sink += x;
     if (t < best) best = t;
   }

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "svi/svi_core.h"
 #include "svi_internal.h"
@@ -25,12 +24,6 @@
 #ifdef SVI_HAVE_SICONOS
 #include "siconos_oracle.h"
 #endif
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static int cmp_double(const void* a, const void* b) {
   double x = *(const double*)a, y = *(const double*)b;
@@ -44,24 +37,24 @@ static double time_samples(svi_impact* s, const svi_routh_config* c, int K, doub
   for (int k = 0; k < 1000; k++) svi_routh_sample(s, c, NULL, (uint64_t)k, v, NULL, NULL, 0, NULL);
   for (int k = 0; k < K; k++) {
     svi_sample_info info;
-    double t0 = now();
+    double t0 = bench_now();
     svi_routh_sample(s, c, NULL, (uint64_t)k, v, &info, NULL, 0, NULL);
-    t[k] = now() - t0;
+    t[k] = bench_now() - t0;
     total += t[k];
     *lcps += info.lcps;
   }
   return total;
 }
 
-/* The clock's own share of one timed interval: the median of back-to-back now() pairs with
+/* The clock's own share of one timed interval: the median of back-to-back bench_now() pairs with
  * nothing between them (about 30 ns on the development VM, 4 % of a rocking-block sample). */
 static double clock_overhead(void) {
   enum { N = 200001 };
   double* t = malloc(sizeof(double) * N);
   if (!t) return 0;
   for (int k = 0; k < N; k++) {
-    double t0 = now();
-    t[k] = now() - t0;
+    double t0 = bench_now();
+    t[k] = bench_now() - t0;
   }
   qsort(t, N, sizeof(double), cmp_double);
   double m = t[N / 2];
@@ -197,14 +190,14 @@ static void table_siconos(int K) {
     double* Z1 = malloc(sizeof(double) * (size_t)nq * n);
     double* Z2 = malloc(sizeof(double) * (size_t)nq * n);
     int reps = 20;
-    double t0 = now();
+    double t0 = bench_now();
     for (int r = 0; r < reps; r++)
       for (int i = 0; i < nq; i++) svi_lcp_lemke(w, n, s->A_routh, Q + (size_t)i * n, NULL, NULL, Z1 + (size_t)i * n, NULL);
-    double t1 = now();
+    double t1 = bench_now();
     svi_siconos_set_check(so, 0);
     for (int r = 0; r < reps; r++)
       for (int i = 0; i < nq; i++) svi_siconos_lemke(so, n, s->A_routh, Q + (size_t)i * n, Z2 + (size_t)i * n, NULL);
-    double t2 = now();
+    double t2 = bench_now();
     int ok1 = 0, ok2 = 0, same = 0;
     for (int i = 0; i < nq; i++) {
       const double* q = Q + (size_t)i * n;
@@ -269,18 +262,18 @@ static void table_propagative(int K) {
         for (int k = 0; k < 1000; k++) svi_propagative_outcome(w, s, &c, (uint64_t)k, v, lam, NULL);
         for (int k = 0; k < K; k++) {
           svi_propagative_info info;
-          double t0 = now();
+          double t0 = bench_now();
           svi_propagative_outcome(w, s, &c, (uint64_t)k, v, lam, &info);
-          t[k] = now() - t0;
+          t[k] = bench_now() - t0;
           total += t[k];
           work += info.reflections;
         }
         svi_propagative_set_info si;
         double V[64 * 5];
         int reps = K / 10 > 0 ? K / 10 : 1;
-        double t0 = now();
+        double t0 = bench_now();
         for (int k = 0; k < reps; k++) svi_propagative_all(w, s, &c, V, NULL, 64, &si);
-        set_us = (now() - t0) / reps * 1e6;
+        set_us = (bench_now() - t0) / reps * 1e6;
         distinct = si.count;
       } else {
         svi_routh_config c = svi_routh_default_config();
@@ -385,9 +378,9 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--propagative")) propagative = 1;
     else return usage(argv[0]);   /* --help too */
   }
+  printf("# svi benchmarks (svi %s)\n\n", SVI_VERSION_STRING);
+  g_ghz = bench_print_machine();
   if (only) {   /* some of the tables 1, 2, 3 */
-    printf("# svi benchmarks (svi %s)\n\n", SVI_VERSION_STRING);
-    g_ghz = bench_print_machine();
     if (strchr(only, '1')) table_per_sample(quick ? 5000 : 100000);
     if (strchr(only, '2')) table_alg2(quick ? 17 : 20);
 #ifdef SVI_HAVE_SICONOS
@@ -396,13 +389,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (propagative) {   /* table 4 only, in any position among the options */
-    printf("# svi benchmarks (svi %s)\n\n", SVI_VERSION_STRING);
-    bench_print_machine();
     table_propagative(quick ? 5000 : 100000);
     return 0;
   }
-  printf("# svi benchmarks (svi %s)\n\n", SVI_VERSION_STRING);
-  g_ghz = bench_print_machine();
   table_per_sample(quick ? 5000 : 100000);
   table_alg2(quick ? 17 : 20);
 #ifdef SVI_HAVE_SICONOS

@@ -33,16 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
-#include <time.h>
 
 #include "svi/svi_mujoco.h"
 #include "bench_machine.h"
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static int cmp_double(const void* a, const void* b) {
   double x = *(const double*)a, y = *(const double*)b;
@@ -140,11 +133,11 @@ static void overhead(const char* dir, const char* file, int steps) {
   for (int b = 0; b < nb; b++) {
     restart(&p);
     memcpy(p.d->plugin_state, touch, sizeof(mjtNum) * (size_t)p.m->npluginstate);
-    double t0 = now();
+    double t0 = bench_now();
     for (int i = 0; i < block; i++) mj_step(p.mn, p.dn);
-    double t1 = now();
+    double t1 = bench_now();
     for (int i = 0; i < block; i++) mj_step(p.m, p.d);
-    double t2 = now();
+    double t2 = bench_now();
     tn[b] = (t1 - t0) / block;
     ts[b] = (t2 - t1) / block;
   }
@@ -213,11 +206,11 @@ static step_cost impact_step(const char* path, int reps) {
   int r = 0;
   for (; r < reps; r++) {
     if (!load_event(in, &p)) break;
-    double t0 = now();
+    double t0 = bench_now();
     mj_step(p.m, p.d);
-    double t1 = now();
+    double t1 = bench_now();
     mj_step(p.mn, p.dn);
-    double t2 = now();
+    double t2 = bench_now();
     ts[r] = t1 - t0;
     tn[r] = t2 - t1;
   }
@@ -401,14 +394,14 @@ static void law_cost(const char* dir, const char* file, int reps) {
   long long lcps = 0;
   const int batch = 100;
   for (int r = 0; r < reps; r++) {
-    double t0 = now();
+    double t0 = bench_now();
     for (int b = 0; b < batch; b++) svi_propagative_outcome(w, s, &pc, (uint64_t)(r * batch + b), v, NULL, &pi);
-    double t1 = now();
+    double t1 = bench_now();
     for (int b = 0; b < batch; b++) {
       svi_routh_sample(s, &rc, NULL, (uint64_t)(r * batch + b), v, &si, NULL, 0, NULL);
       lcps += si.lcps;
     }
-    double t2 = now();
+    double t2 = bench_now();
     tp[r] = (t1 - t0) / batch;
     tr[r] = (t2 - t1) / batch;
   }
