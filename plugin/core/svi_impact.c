@@ -23,10 +23,8 @@
 
 #include "svi_internal.h"
 
-/* SVI_SOLVER_AUTO: the low-rank Lemke when the impulse rows outnumber the velocities by this
- * ratio and there are at least this many (measured crossover: docs/benchmarks.md) */
+/* SVI_SOLVER_AUTO: the low-rank Lemke only from this many impulse rows (lowrank_pays) */
 #define LOWRANK_MIN_NB 40
-#define LOWRANK_RATIO 4
 /* when the low-rank Lemke fails on a (75) of at most this size, the dense one tries */
 #define LOWRANK_DENSE_FALLBACK 256
 
@@ -460,6 +458,22 @@ static void lcp_norm_bounds(svi_impact* s) {
   s->anorm_routh = fmax(fmax(wmax + 1, gam), 1.0);
 }
 
+/* SVI_SOLVER_AUTO's choice.  A pivot of the low-rank Lemke costs O(n nv) plus a refactor of its
+ * system in (dv, z0, f), up to 2 nv + 1 unknowns; one of the revised dense Lemke O(n k), k the
+ * pivots so far.  So the low-rank one pays on few velocities under many contacts: measured on
+ * towers of 1 to 10 free boxes with 4 to 36 contacts per face (`svi-bench --only=4`,
+ * docs/benchmarks.md table 4), it is faster from nb = 40 for one free body (nv = 6), but only
+ * from about nb = 16 nv for two boxes and more (several bodies: nb = 4 nv made a pile of 8
+ * boxes 14x slower).  Between nv = 6 and 12 the ratio is interpolated.  Beyond the dense
+ * solver's product form (n > SVI_PFI_NMAX) its pivots cost O(n^2) on the explicit tableau, and
+ * the low-rank one is 10-100x faster wherever it applies (nv <= SVI_LR_MAX_NV). */
+static int lowrank_pays(int nb, int nv, int n_routh) {
+  if (nb < LOWRANK_MIN_NB) return 0;
+  if (n_routh > SVI_PFI_NMAX) return 1;
+  int ratio = nv <= 6 ? 4 : nv >= 12 ? 16 : 4 + 2 * (nv - 6);
+  return nb >= ratio * nv;
+}
+
 int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int errlen) {
   if (!s || !def) return fail(err, errlen, SVI_ERR_ARG, "NULL impact workspace or problem");
   if (!def->M || !def->Jn || !def->mu || !def->v || (def->nt > 0 && !def->Jt))
@@ -515,7 +529,7 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
    * mode enumeration (nc <= 4) needs one */
   s->lowrank = nv <= SVI_LR_MAX_NV &&
                (s->solver == SVI_SOLVER_LOWRANK ||
-                (s->solver == SVI_SOLVER_AUTO && s->nb >= LOWRANK_MIN_NB && s->nb >= LOWRANK_RATIO * nv));
+                (s->solver == SVI_SOLVER_AUTO && lowrank_pays(s->nb, nv, s->n_routh)));
   s->dense = 0;
   if (!s->lowrank || svi_modes_supported(s)) build_delassus(s);
 

@@ -52,6 +52,7 @@ void    svi_lr_destroy(svi_lr* w);
  * when the contacts outnumber the velocities (svi_impact_setup, docs/theory.md 5.2). */
 typedef enum { SVI_SOLVER_AUTO = 0, SVI_SOLVER_DENSE = 1, SVI_SOLVER_LOWRANK = 2 } svi_solver;
 #define SVI_LR_MAX_NV 64   /* the low-rank solver's largest nv */
+#define SVI_PFI_NMAX 1024  /* the dense Lemke's product form up to this n, the explicit tableau beyond */
 #define SVI_AT_NMAX 128    /* transposed LCP matrices kept up to this size */
 
 struct svi_impact {

@@ -22,7 +22,7 @@
 
 #include "svi_internal.h"
 
-#define PFI_NMAX 1024
+#define PFI_NMAX SVI_PFI_NMAX
 #define PFI_KMAX(n) (2 * (n) + 16)
 #define LEX_ROWS 4   /* rows of B^-1 one BTRAN pass forms */
 

@@ -11,6 +11,9 @@
  *    timed samples, one thread), us per LCP, next to the paper's Table 3.
  * 2. Algorithm 2 wall time at 2^14, 2^17, 2^20 samples on 1 and 2 threads.
  * 3. Our Lemke against Siconos numerics' lexicographic Lemke on the same Routh step LCPs.
+ * 4. (--propagative) The propagative law beside the set-valued law.
+ * 5. The dense and the low-rank Lemke on one impact event of a tower of K free boxes with C
+ *    contacts per face, and which one SVI_SOLVER_AUTO picks (svi_impact.c, lowrank_pays).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -356,12 +359,90 @@ static int run_alg2(const char* name, int lg, int threads) {
   return 0;
 }
 
+/* 5. A tower of K free boxes (0.2 m cubes, 1 kg) with C contacts per face on a grid (3-D
+ * friction, mu 0.6), the top one landing at 1 m/s: setup and one sample of its event, best of
+ * reps, with each solver forced, and the automatic choice. */
+static void tower_problem(int K, int C, double* M, double* Jn, double* Jt, double* mu, double* v) {
+  int nv = 6 * K, nc = K * C, g = (int)ceil(sqrt((double)C));
+  memset(M, 0, sizeof(double) * nv * nv);
+  memset(Jn, 0, sizeof(double) * nc * nv);
+  memset(Jt, 0, sizeof(double) * 2 * nc * nv);
+  memset(v, 0, sizeof(double) * nv);
+  for (int b = 0; b < K; b++)
+    for (int i = 0; i < 3; i++) {
+      M[(6 * b + i) * nv + 6 * b + i] = 1;
+      M[(6 * b + 3 + i) * nv + 6 * b + 3 + i] = 0.08 / 12;
+    }
+  for (int b = 0; b < K; b++)
+    for (int c = 0; c < C; c++) {
+      int i = b * C + c;
+      double x = -0.1 + 0.2 * ((c % g) + 0.5) / g, y = -0.1 + 0.2 * ((c / g) + 0.5) / g;
+      /* rows [dir, r x dir] of body b at (x, y, -0.1), minus those of body b - 1 at (x, y, 0.1) */
+      for (int s = 0; s < 2 && b - s >= 0; s++) {
+        double sg = s ? -1 : 1, z = s ? 0.1 : -0.1, *rows[3] = {Jn + i * nv, Jt + 2 * i * nv, Jt + (2 * i + 1) * nv};
+        int o = 6 * (b - s);
+        rows[0][o + 2] += sg; rows[0][o + 3] += sg * y; rows[0][o + 4] -= sg * x;      /* e_z */
+        rows[1][o + 0] += sg; rows[1][o + 4] += sg * z; rows[1][o + 5] -= sg * y;      /* e_x */
+        rows[2][o + 1] += sg; rows[2][o + 3] -= sg * z; rows[2][o + 5] += sg * x;      /* e_y */
+      }
+      mu[i] = 0.6;
+    }
+  v[6 * (K - 1) + 2] = -1;
+}
+
+static double tower_time(const svi_problem_def* def, svi_solver solver, int reps, int* lowrank) {
+  svi_impact* s = svi_impact_create(def->nv, def->nc, def->nt);
+  double best = INFINITY, v[6 * 8];
+  if (!s) return NAN;
+  svi_impact_set_solver(s, solver);
+  svi_routh_config rc = svi_routh_default_config();
+  for (int r = 0; r < reps; r++) {
+    double t0 = bench_now();
+    svi_sample_info info;
+    int st = svi_impact_setup(s, def, NULL, 0);
+    if (st == SVI_OK) st = svi_routh_sample(s, &rc, NULL, 0, v, &info, NULL, 0, NULL);
+    double t = bench_now() - t0;
+    if (st != SVI_OK) { best = NAN; break; }
+    best = t < best ? t : best;
+  }
+  *lowrank = s->lowrank;
+  svi_impact_destroy(s);
+  return best;
+}
+
+static void table_solvers(int quick) {
+  printf("\n## 5. Dense against low-rank Lemke: one event of a tower of K boxes with C contacts per face"
+         " (setup and one sample, best of %d)\n\n", quick ? 1 : 3);
+  printf("| boxes K | nv | contacts per face C | impulse rows nb | nb / nv | dense us | low-rank us | low-rank / dense | auto picks |\n");
+  printf("|---|---|---|---|---|---|---|---|---|\n");
+  static const int Ks[] = {1, 2, 3, 4, 6, 8}, Cs[] = {4, 9, 16, 25};
+  enum { KMAX = 8, CMAX = 25 };
+  double* M = malloc(sizeof(double) * 36 * KMAX * KMAX);
+  double* Jn = malloc(sizeof(double) * KMAX * CMAX * 6 * KMAX);
+  double* Jt = malloc(sizeof(double) * 2 * KMAX * CMAX * 6 * KMAX);
+  double mu[KMAX * CMAX], v[6 * KMAX];
+  if (!M || !Jn || !Jt) { free(M); free(Jn); free(Jt); return; }
+  for (int a = 0; a < 6; a++)
+    for (int b = 0; b < 4; b++) {
+      int K = Ks[a], C = Cs[b], nv = 6 * K, nb = 5 * K * C, lr, ld;
+      if (quick && nb > 400) continue;
+      tower_problem(K, C, M, Jn, Jt, mu, v);
+      svi_problem_def def = {nv, K * C, 2, M, Jn, Jt, mu, v};
+      double td = tower_time(&def, SVI_SOLVER_DENSE, quick ? 1 : 3, &ld);
+      double tl = tower_time(&def, SVI_SOLVER_LOWRANK, quick ? 1 : 3, &lr);
+      tower_time(&def, SVI_SOLVER_AUTO, 1, &lr);
+      printf("| %d | %d | %d | %d | %.1f | %.1f | %.1f | %.2f | %s |\n", K, nv, C, nb, (double)nb / nv, td * 1e6,
+             tl * 1e6, tl / td, lr ? "low-rank" : "dense");
+    }
+  free(M); free(Jn); free(Jt);
+}
+
 static int usage(const char* prog) {
   fprintf(stderr,
           "usage: %s [--quick] [--only=TABLES] [--propagative]\n"
           "       %s --one EXAMPLE RULE K      K samples of one example (RULE: auto, lemke, random, enumerate)\n"
           "       %s --alg2 EXAMPLE LOG2 THREADS\n"
-          "TABLES: any of 1 (per sample), 2 (Algorithm 2), 3 (against Siconos)\n",
+          "TABLES: any of 1 (per sample), 2 (Algorithm 2), 3 (against Siconos), 5 (dense against low-rank Lemke)\n",
           prog, prog, prog);
   return 2;
 }
@@ -380,12 +461,13 @@ int main(int argc, char** argv) {
   }
   printf("# svi benchmarks (svi %s)\n\n", SVI_VERSION_STRING);
   g_ghz = bench_print_machine();
-  if (only) {   /* some of the tables 1, 2, 3 */
+  if (only) {   /* some of the tables 1, 2, 3, 5 */
     if (strchr(only, '1')) table_per_sample(quick ? 5000 : 100000);
     if (strchr(only, '2')) table_alg2(quick ? 17 : 20);
 #ifdef SVI_HAVE_SICONOS
     if (strchr(only, '3')) table_siconos(quick ? 500 : 4000);
 #endif
+    if (strchr(only, '5')) table_solvers(quick);
     return 0;
   }
   if (propagative) {   /* table 4 only, in any position among the options */
@@ -400,5 +482,6 @@ int main(int argc, char** argv) {
   printf("\n(Siconos numerics not found: table 3 skipped)\n");
 #endif
   table_propagative(quick ? 5000 : 100000);
+  table_solvers(quick);
   return 0;
 }
