@@ -291,13 +291,21 @@ static void build_jbar(svi_impact* s, const svi_problem_def* def) {
   }
 }
 
+/* Row c of Jbar is the negated row c - 1 (a -t friction direction after its +t one): then so are
+ * its columns of G and its row and column of W, exactly (a solve or a dot product with a negated
+ * vector negates every rounded step), so they are copied negated, not computed. */
+static inline int jbar_minus_row(const svi_impact* s, int c) { return c >= s->nc && (c - s->nc) % 2 == 1; }
+
 /* G = M^-1 Jbar^T (nv x nb) and its transpose */
 static void build_g(svi_impact* s) {
   int nv = s->nv, nb = s->nb;
   for (int c = 0; c < nb; c++) {
     double* g = s->Gt + (size_t)c * nv;
-    memcpy(g, s->Jbar + (size_t)c * nv, sizeof(double) * nv);
-    cholesky_solve_env(nv, s->L, s->lo, g);
+    if (jbar_minus_row(s, c)) for (int k = 0; k < nv; k++) g[k] = -g[k - nv];
+    else {
+      memcpy(g, s->Jbar + (size_t)c * nv, sizeof(double) * nv);
+      cholesky_solve_env(nv, s->L, s->lo, g);
+    }
     for (int k = 0; k < nv; k++) s->G[k * nb + c] = g[k];
   }
 }
@@ -306,26 +314,45 @@ static void build_g(svi_impact* s) {
  * i's nonzeros.  A contact row touches the dofs of its two bodies only (12 of 36 in a tower of six
  * boxes); the terms left out are exact zeros, so the sum in increasing k is the same (up to the
  * sign of a zero) as over all nv. */
+/* w_j = sum_{k = lo}^{hi - 1} ji_k G_kj for every j, each sum in increasing k from 0 (the order
+ * of a dot product of ji with column j of G): G's rows are contiguous in j, so the AVX2 clone
+ * runs four columns per vector with each lane's sum in that order, the same bits */
+SVI_SIMD static void kern_row_times_g(int nb, int lo, int hi, const double* restrict ji, const double* restrict G,
+                                      double* restrict w) {
+  for (int j = 0; j < nb; j++) w[j] = 0;
+  for (int k = lo; k < hi; k++) {
+    double a = ji[k];
+    const double* g = G + (size_t)k * nb;
+    for (int j = 0; j < nb; j++) w[j] += a * g[j];
+  }
+}
+
 static void build_delassus(svi_impact* s) {
   int nv = s->nv, nb = s->nb;
+  double* W = s->W;
   for (int i = 0; i < nb; i++) {
+    if (jbar_minus_row(s, i)) continue;   /* filled below */
     const double* ji = s->Jbar + (size_t)i * nv;
     int lo = 0, hi = nv;
     while (lo < nv && ji[lo] == 0) lo++;
     while (hi > lo && ji[hi - 1] == 0) hi--;
-    for (int j = 0; j < nb; j++) {
-      const double* gj = s->Gt + (size_t)j * nv;
-      double w = 0;
-      for (int k = lo; k < hi; k++) w += ji[k] * gj[k];
-      s->W[i * nb + j] = w;
+    kern_row_times_g(nb, lo, hi, ji, s->G, W + (size_t)i * nb);
+  }
+  /* symmetrise (W is symmetric in exact arithmetic) over the computed rows and columns: the
+   * negated ones follow exactly, as 0.5 (-a - b) = -(0.5 (a + b)) */
+  for (int i = 0; i < nb; i++) {
+    if (jbar_minus_row(s, i)) continue;
+    for (int j = 0; j < i; j++) {
+      if (jbar_minus_row(s, j)) continue;
+      double a = 0.5 * (W[i * nb + j] + W[j * nb + i]);
+      W[i * nb + j] = W[j * nb + i] = a;
     }
   }
-  /* symmetrise: W is symmetric in exact arithmetic */
-  for (int i = 0; i < nb; i++)
-    for (int j = 0; j < i; j++) {
-      double a = 0.5 * (s->W[i * nb + j] + s->W[j * nb + i]);
-      s->W[i * nb + j] = s->W[j * nb + i] = a;
-    }
+  for (int i = 0; i < nb; i++) {
+    if (jbar_minus_row(s, i)) { for (int j = 0; j < nb; j++) W[i * nb + j] = -W[(i - 1) * nb + j]; continue; }
+    for (int j = 1; j < nb; j++)
+      if (jbar_minus_row(s, j)) W[i * nb + j] = -W[i * nb + j - 1];
+  }
   s->dense = 1;
 }
 
@@ -390,22 +417,13 @@ svi_lcp_options svi_impact_lcp_options(const svi_impact* s, const svi_lcp_option
   return o;
 }
 
-static double norm_inf(int n, const double* A) {
-  double r = 0;
-  for (int i = 0; i < n; i++) {
-    double t = 0;
-    for (int j = 0; j < n; j++) t += fabs(A[(size_t)i * n + j]);
-    r = fmax(r, t);
-  }
-  return r;
-}
 /* The nonzero rows of each column of an n x n column-major matrix when it has at most two
  * (-1 pads), else {-2, -2}: the entering columns of beta (a unit vector) and gamma (E) in the
  * revised Lemke, whose FTRAN can start at the first eta that touches them. */
 static void sparse_columns(int n, const double* Ct, int* nz) {
   for (int j = 0; j < n; j++) {
     int k = 0, r[2] = {-1, -1};
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n && k <= 2; i++)   /* a third nonzero decides: not sparse */
       if (Ct[(size_t)j * n + i] != 0) {
         if (k < 2) r[k] = i;
         k++;
@@ -415,6 +433,48 @@ static void sparse_columns(int n, const double* Ct, int* nz) {
   }
 }
 
+
+/* -A^T of build_ap_block's block, row-major (the columns of -A contiguous), written directly:
+ * W is symmetric bit for bit (build_delassus), so its block is -W, and the E, -E^T, mu blocks
+ * are transposed.  Every other entry is -0.0, the negated zero the transpose of -A had. */
+static void build_ap_block_nt(const svi_impact* s, double* X, int ld, int o) {
+  int nc = s->nc, nd = s->nd, nb = s->nb;
+  for (int i = 0; i < nb; i++)
+    for (int j = 0; j < nb; j++) X[(o + i) * ld + o + j] = -s->W[i * nb + j];
+  for (int i = 0; i < nc; i++) {
+    for (int k = 0; k < nd; k++) {
+      int r = nc + i * nd + k;
+      X[(o + nb + i) * ld + o + r] = -1.0;   /* -(E)^T */
+      X[(o + r) * ld + o + nb + i] = 1.0;    /* -(-E^T)^T */
+    }
+    X[(o + i) * ld + o + nb + i] = -s->mu[i];
+  }
+}
+
+static void fill_neg_zero(double* X, size_t n) {
+  for (size_t k = 0; k < n; k++) X[k] = -0.0;
+}
+
+/* |A|_inf of build_ap_block's matrix (routh: with the beta rows and columns) from W's rows:
+ * each row's sum of |entries| in increasing column order as norm_inf forms it, its zeros left
+ * out (adding +0 changes no sum), so the same bits in O(nb^2) instead of O(n^2). */
+static double lcp_norm(const svi_impact* s, int routh) {
+  int nc = s->nc, nd = s->nd, nb = s->nb;
+  double r = routh ? 1.0 : 0.0;   /* the beta rows: |-1| */
+  for (int i = 0; i < nb; i++) {
+    double t = routh && i < nc ? 1.0 : 0.0;   /* J_n v' + beta: the beta column comes first */
+    const double* w = s->W + (size_t)i * nb;
+    for (int j = 0; j < nb; j++) t += fabs(w[j]);
+    if (i >= nc) t += 1.0;   /* E, after W's columns */
+    r = fmax(r, t);
+  }
+  for (int i = 0; i < nc; i++) {   /* mu l_n - E^T l_D: mu's column comes first */
+    double t = fabs(s->mu[i]);
+    for (int k = 0; k < nd; k++) t += 1.0;
+    r = fmax(r, t);
+  }
+  return r;
+}
 
 /* The LCP matrices of (31) and (75) from W, and their norms (the dense Lemke's tolerances) */
 static void build_lcp_matrices(svi_impact* s) {
@@ -427,13 +487,17 @@ static void build_lcp_matrices(svi_impact* s) {
     s->A_routh[i * nr + nc + i] = -1.0;   /* l_max - l_n >= 0 */
     s->A_routh[(nc + i) * nr + i] = 1.0;  /* J_n v' + beta >= 0 */
   }
-  s->anorm_ap = norm_inf(na, s->A_ap);
-  s->anorm_routh = norm_inf(nr, s->A_routh);
+  s->anorm_ap = lcp_norm(s, 0);
+  s->anorm_routh = lcp_norm(s, 1);
   if (nr <= SVI_AT_NMAX && s->Ant_routh) {
-    for (int i = 0; i < nr; i++)
-      for (int j = 0; j < nr; j++) s->Ant_routh[j * nr + i] = -s->A_routh[i * nr + j];
-    for (int i = 0; i < na; i++)
-      for (int j = 0; j < na; j++) s->Ant_ap[j * na + i] = -s->A_ap[i * na + j];
+    fill_neg_zero(s->Ant_routh, (size_t)nr * nr);
+    build_ap_block_nt(s, s->Ant_routh, nr, nc);
+    for (int i = 0; i < nc; i++) {
+      s->Ant_routh[(nc + i) * nr + i] = 1.0;    /* -(-1)^T */
+      s->Ant_routh[i * nr + nc + i] = -1.0;     /* -(1)^T */
+    }
+    fill_neg_zero(s->Ant_ap, (size_t)na * na);
+    build_ap_block_nt(s, s->Ant_ap, na, 0);
     sparse_columns(nr, s->Ant_routh, s->Ant_nz);
     sparse_columns(na, s->Ant_ap, s->Ant_nz + 2 * nr);
   }
