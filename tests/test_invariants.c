@@ -1,7 +1,8 @@
 /* test_invariants.c -- every impact event of 3-D models the project did not write its laws for
  * (a box on an edge, on a corner with spin, into a wall with mu = 0.1 and 2, a stack of three free
  * boxes, two boxes colliding in the air) and of every bundled model, over many seeds and every
- * law: no energy gain, no contact left approaching, nothing non-finite in mjData; fallbacks are
+ * law, and of the scenes in models/scenes (robots landing, a pile, a chain, an arm pushing a box):
+ * no energy gain, no contact left approaching, nothing non-finite in mjData; fallbacks are
  * counted and printed, never silent.
  *
  *   test_invariants MODELS_DIR [SEEDS]     (SEEDS default 8; the sanitizer build uses fewer)
@@ -167,5 +168,8 @@ int main(int argc, char** argv) {
   if (argc > 3) snprintf(tmpdir, sizeof(tmpdir), "%s", argv[3]);
   test_scenes(seeds);
   test_bundled(models, seeds < 4 ? seeds : 4);
+  char scene_dir[1100];   /* the robots and piles of models/scenes */
+  snprintf(scene_dir, sizeof(scene_dir), "%.1000s/scenes", models);
+  test_bundled(scene_dir, seeds < 4 ? seeds : 4);
   return svi_test_finish();
 }

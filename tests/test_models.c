@@ -5,7 +5,7 @@
 // A C host as users write one: it links MuJoCo alone and loads svi.impact at run time with
 // mj_loadAllPluginLibraries(<plugin-dir>).  Before that, a model that declares svi.impact must
 // fail to compile with MuJoCo's own message naming the plugin (docs/usage.md shows it).
-// For every models/*.xml: mj_loadXML succeeds; the model declares one svi.impact instance whose
+// For every models/*.xml and models/scenes/*.xml: mj_loadXML succeeds; the model declares one svi.impact instance whose
 // config values are allowed; from qpos0 and from every keyframe, 2 s of plain mj_step, with the
 // plugin and with the plugin removed through mjSpec (native MuJoCo), stay finite with no MuJoCo
 // warning and no body ends below the floor.  Models with a known contact geometry (the paper's
@@ -536,14 +536,19 @@ int main(int argc, char** argv) {
 
   static char files[MAX_MODELS][NAME_LEN];
   int n = 0;
-  struct dirent* e;
-  while ((e = readdir(dir)) != NULL) {
-    if (ends_with(e->d_name, ".xml") && strlen(e->d_name) < NAME_LEN) {
-      CHECK(n < MAX_MODELS, "more than %d models", MAX_MODELS);
-      if (n < MAX_MODELS) snprintf(files[n++], NAME_LEN, "%s", e->d_name);
+  // the models in the directory, then those of its scenes/ folder (as "scenes/NAME.xml")
+  for (int pass = 0; pass < 2 && dir; pass++) {
+    struct dirent* e;
+    while ((e = readdir(dir)) != NULL) {
+      if (ends_with(e->d_name, ".xml") && strlen(e->d_name) + 7 < NAME_LEN) {
+        CHECK(n < MAX_MODELS, "more than %d models", MAX_MODELS);
+        if (n < MAX_MODELS) snprintf(files[n++], NAME_LEN, "%s%s", pass ? "scenes/" : "", e->d_name);
+      }
     }
+    closedir(dir);
+    snprintf(path, sizeof(path), "%.3000s/scenes", argv[1]);
+    dir = pass ? NULL : opendir(path);
   }
-  closedir(dir);
   qsort(files, (size_t)n, NAME_LEN, cmp_names);
 
   for (int r=0; r < N_REQUIRED; r++) {

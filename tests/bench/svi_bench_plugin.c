@@ -19,6 +19,8 @@
  *    (K = 2 .. 25, 4 contacts per face, 4K contacts, 6K dofs; tower_model), and the exponent
  *    of the impact step's cost in the number of contacts; then a box landing among K boxes
  *    resting apart (bin_model), whose contacts are not in the event.
+ * F. The impact step of the scenes in MODELS_DIR/scenes (robots landing, a pile of boxes in a bin,
+ *    a chain, an arm pushing a box), as in B.
  * --count runs STEPS impact-free steps of one variant inside bench_free_steps(), for
  *    valgrind --tool=callgrind --toggle-collect=bench_free_steps (tests/bench/overhead_callgrind.sh).
  * --impact MODEL.xml REPS runs the impact step of the model's first event REPS times inside
@@ -435,7 +437,7 @@ int main(int argc, char** argv) {
   }
   const char* dir = argc > 1 ? argv[1] : "models";
   int quick = 0;
-  const char* only = "ABCDE";
+  const char* only = "ABCDEF";
   for (int i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strncmp(argv[i], "--only=", 7)) only = argv[i] + 7;
@@ -443,7 +445,7 @@ int main(int argc, char** argv) {
   }
   if (!dir || dir[0] == '-') {
     fprintf(stderr,
-            "usage: %s [MODEL_DIR] [--quick] [--only=TABLES]   (TABLES: any of A B C D E; default models)\n"
+            "usage: %s [MODEL_DIR] [--quick] [--only=TABLES]   (TABLES: any of A B C D E F; default models)\n"
             "       %s --impact MODEL.xml STEPS | --count MODEL.xml MODE STEPS | --plate N DIR | --tower K | --bin K\n",
             argv[0], argv[0]);
     return 2;
@@ -531,6 +533,21 @@ int main(int argc, char** argv) {
     printf("| %d | %d | %d | %d | %d | %.1f | %.1f | %.1f |\n", kb[i], 6 * (kb[i] + 1), 4 * (kb[i] + 1), c.ncontact,
            c.lcps, c.impact_us, c.native_us, c.impact_us / c.native_us);
   }
+  }
+  if (strchr(only, 'F')) {
+    char sdir[700];
+    snprintf(sdir, sizeof(sdir), "%s/scenes", dir);
+    for (int i = 0; i < nModels; i++) free(kModels[i]);
+    nModels = 0;
+    list_models(sdir);
+    printf("\n## F. The impact step of the scenes in %s, as in B (nv: the model's; the event's problem holds the "
+           "dofs of the trees it reaches; medians of %d)\n\n", sdir, quick ? 20 : 200);
+    printf("| model | nv | contacts | LCPs | impact step us | native mj_step us | ratio |\n|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < nModels; i++) {
+      char path[1400];
+      snprintf(path, sizeof(path), "%s/%s", sdir, kModels[i]);
+      impact_row(path, kModels[i], quick ? 20 : 200);
+    }
   }
   return 0;
 }
