@@ -80,12 +80,12 @@ static size_t carve(svi_impact* s, double* block) {
 static void patterns_free(svi_impact* s) {
   void* p[] = {s->pattern_map, s->pattern_ok, s->pattern_row0, s->pattern_F, s->pattern_tau,
                s->pattern_hits, s->pattern_first, s->pattern_tau1, s->pattern_pass, s->pattern_idx,
-               s->pattern_blk0, s->pattern_blk, s->pattern_h, s->pattern_frow};
+               s->pattern_blk0, s->pattern_blk, s->pattern_h, s->pattern_frow, s->pattern_uc};
   for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) free(p[i]);
   s->pattern_map = NULL; s->pattern_ok = NULL; s->pattern_row0 = NULL; s->pattern_F = NULL;
   s->pattern_tau = NULL; s->pattern_hits = NULL; s->pattern_first = NULL; s->pattern_tau1 = NULL;
   s->pattern_pass = NULL; s->pattern_idx = NULL; s->pattern_blk0 = NULL; s->pattern_blk = NULL;
-  s->pattern_h = NULL; s->pattern_frow = NULL;
+  s->pattern_h = NULL; s->pattern_frow = NULL; s->pattern_uc = NULL;
   s->pattern_cap = 0;
   s->n_patterns = 0;
 }
@@ -109,7 +109,8 @@ static int patterns_alloc(svi_impact* s) {
   s->pattern_blk = malloc(sizeof(double) * (size_t)np * 2 * pc * (4 * 3 * pc + 4));
   s->pattern_h = malloc(sizeof(double) * (size_t)npad * 2);
   s->pattern_frow = malloc(sizeof(int) * (size_t)npad * 2);
-  if (!s->pattern_map || !s->pattern_ok || !s->pattern_row0 || !s->pattern_F || !s->pattern_tau ||
+  s->pattern_uc = malloc(sizeof(double) * (size_t)np * (3 * pc) * (pc <= 2 ? 4 : 8));
+  if (!s->pattern_uc || !s->pattern_map || !s->pattern_ok || !s->pattern_row0 || !s->pattern_F || !s->pattern_tau ||
       !s->pattern_hits || !s->pattern_first || !s->pattern_tau1 || !s->pattern_pass ||
       !s->pattern_idx || !s->pattern_blk0 || !s->pattern_blk || !s->pattern_h || !s->pattern_frow) {
     patterns_free(s);
@@ -635,6 +636,48 @@ void svi_impact_dense(svi_impact* s) {
  * negatives of +t) as u_r + Wr x, x the reduced impulse, and the rounding term of each row is
  * that evaluation's, |q_i| + sum_b |Wr_ab x_b| + |beta| or |gamma|. */
 
+/* max(0, svi_pair_interval(a_k, b_k, e_k) over k < n): the AVX2 clone takes four pairs a vector
+ * (n padded with zero pairs, whose interval is 0); the maximum of the same values, so the same
+ * bits for finite ones (a NaN is the caller's test) */
+#ifdef SVI_AVX2_KERNELS
+#include <immintrin.h>
+/* svi_pair_violation on four pairs: |min(a, b)| (as a < b ? a : b), then max with -a and -b,
+ * each as the scalar's comparison (max_pd(x, y) = x > y ? x : y) */
+__attribute__((target("avx2"))) static inline __m256d viol4(__m256d a, __m256d b, __m256d sgn) {
+  __m256d m = _mm256_andnot_pd(sgn, _mm256_min_pd(a, b));
+  m = _mm256_max_pd(_mm256_xor_pd(a, sgn), m);
+  return _mm256_max_pd(_mm256_xor_pd(b, sgn), m);
+}
+
+__attribute__((target("avx2"))) static double pairs_max_avx2(int n, const double* a, const double* b,
+                                                             const double* e) {
+  __m256d sgn = _mm256_set1_pd(-0.0), vr = _mm256_setzero_pd();
+  for (int k = 0; k < n; k += 4) {
+    __m256d va = _mm256_loadu_pd(a + k), vb = _mm256_loadu_pd(b + k), ve = _mm256_loadu_pd(e + k);
+    __m256d m1 = viol4(va, _mm256_sub_pd(vb, ve), sgn), m2 = viol4(va, _mm256_add_pd(vb, ve), sgn);
+    vr = _mm256_max_pd(_mm256_max_pd(m1, m2), vr);
+  }
+  double v[4], r = 0;
+  _mm256_storeu_pd(v, vr);
+  for (int j = 0; j < 4; j++) r = v[j] > r ? v[j] : r;
+  return r;
+}
+#endif
+static inline __attribute__((always_inline)) double pairs_max(int n, double* a, double* b, double* e) {
+  double r = 0;
+#ifdef SVI_AVX2_KERNELS
+  if (svi_have_avx2()) {
+    for (int k = n; k % 4; k++) a[k] = b[k] = e[k] = 0;
+    return pairs_max_avx2((n + 3) & ~3, a, b, e);
+  }
+#endif
+  for (int k = 0; k < n; k++) {
+    double v = svi_pair_interval(a[k], b[k], e[k]);
+    r = v > r ? v : r;
+  }
+  return r;
+}
+
 /* the body, inlined for each (nc, nt) of the enumerated steps so that the loops unroll: the same
  * sums in the same order, so the same bits as one generic loop */
 static inline __attribute__((always_inline)) double routh_residual(const svi_impact* s, const double* q,
@@ -663,7 +706,10 @@ static inline __attribute__((always_inline)) double routh_residual(const svi_imp
     }
   }
   const double e4 = 4 * DBL_EPSILON;
-  double r = 0, nanc = 0;
+  double nanc = 0, pa[7 * 4 + 4], pb[7 * 4 + 4], pe[7 * 4 + 4];   /* the pairs (a, b, e): 3 + nd a contact */
+  int np = 0;
+#define SVI_PAIR(A, B, E) do { double a_ = (A), b_ = (B), e_ = (E); \
+    pa[np] = a_; pb[np] = b_; pe[np++] = e_; nanc += a_ + b_ + e_; } while (0)
   for (int i = 0; i < nc; i++) {
     const double *ui = up + (1 + nt) * i, *mi = mg + (1 + nt) * i;
     double ln = lam[i], beta = ui[0] < 0 ? -ui[0] : 0, gam = 0;
@@ -672,39 +718,26 @@ static inline __attribute__((always_inline)) double routh_residual(const svi_imp
       gam = a > gam ? a : gam;
     }
     /* beta against l_max - l_n, l_n against J_n v' + beta */
-    double a = zu[i] * beta, b = wu[i] * (q[i] - ln), e = e4 * wu[i] * (fabs(q[i]) + fabs(ln));
-    double v = svi_pair_interval(a, b, e);
-    nanc += a + b + e;
-    r = v > r ? v : r;
+    SVI_PAIR(zu[i] * beta, wu[i] * (q[i] - ln), e4 * wu[i] * (fabs(q[i]) + fabs(ln)));
     int o = nc + i;
-    a = zu[o] * ln, b = wu[o] * (ui[0] + beta), e = e4 * wu[o] * (fabs(q[o]) + mi[0] + beta);
-    v = svi_pair_interval(a, b, e);
-    nanc += a + b + e;
-    r = v > r ? v : r;
+    SVI_PAIR(zu[o] * ln, wu[o] * (ui[0] + beta), e4 * wu[o] * (fabs(q[o]) + mi[0] + beta));
     /* l_D (+t, -t per tangent) against J_D v' + gamma; gamma against mu l_n - E^T l_D */
     double fr = s->mu[i] * ln, fm = fabs(fr);
     for (int t = 0; t < nt; t++) {
       int row = nc + i * nd + 2 * t;
       double ut = ui[1 + t], mt = mi[1 + t], lp = lam[row], lm = lam[row + 1];
       o = nc + row;
-      a = zu[o] * lp, b = wu[o] * (ut + gam), e = e4 * wu[o] * (fabs(q[o]) + mt + gam);
-      v = svi_pair_interval(a, b, e);
-      nanc += a + b + e;
-      r = v > r ? v : r;
-      a = zu[o + 1] * lm, b = wu[o + 1] * (gam - ut), e = e4 * wu[o + 1] * (fabs(q[o + 1]) + mt + gam);
-      v = svi_pair_interval(a, b, e);
-      nanc += a + b + e;
-      r = v > r ? v : r;
+      SVI_PAIR(zu[o] * lp, wu[o] * (ut + gam), e4 * wu[o] * (fabs(q[o]) + mt + gam));
+      SVI_PAIR(zu[o + 1] * lm, wu[o + 1] * (gam - ut), e4 * wu[o + 1] * (fabs(q[o + 1]) + mt + gam));
       fr -= lp + lm;
       fm += fabs(lp) + fabs(lm);
     }
     o = nc + nb + i;
-    a = zu[o] * gam, b = wu[o] * fr, e = e4 * wu[o] * fm;
-    v = svi_pair_interval(a, b, e);
-    nanc += a + b + e;
-    r = v > r ? v : r;
+    SVI_PAIR(zu[o] * gam, wu[o] * fr, e4 * wu[o] * fm);
     if (z) { z[i] = beta; z[nc + nb + i] = gam; }
   }
+#undef SVI_PAIR
+  double r = pairs_max(np, pa, pb, pe);
   if (z) for (int b = 0; b < nb; b++) z[nc + b] = lam[b];
   if (un)   /* u' in every row of Jbar: the -t rows are the negated +t rows */
     for (int i = 0; i < nc; i++) {
@@ -891,14 +924,6 @@ static void pairs_scalar(pair_acc* p, int k0) {
 }
 
 #ifdef SVI_AVX2_KERNELS
-/* svi_pair_violation on four pairs: |min(a, b)| (as a < b ? a : b), then max with -a and -b,
- * each as the scalar's comparison (max_pd(x, y) = x > y ? x : y) */
-__attribute__((target("avx2"))) static inline __m256d viol4(__m256d a, __m256d b, __m256d sgn) {
-  __m256d m = _mm256_andnot_pd(sgn, _mm256_min_pd(a, b));
-  m = _mm256_max_pd(_mm256_xor_pd(a, sgn), m);
-  return _mm256_max_pd(_mm256_xor_pd(b, sgn), m);
-}
-
 __attribute__((target("avx2"))) static void pairs_avx2(pair_acc* p) {
   int o0 = p->o0, k = 0;
   __m256d sgn = _mm256_set1_pd(-0.0), c4 = _mm256_set1_pd(4 * DBL_EPSILON);

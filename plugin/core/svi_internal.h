@@ -130,6 +130,7 @@ struct svi_impact {
   int*    pattern_idx;     /* scratch: the patterns that pass both (npad + 4) */
   int*    pattern_blk0;    /* per pattern: its first block of 4 rows in pattern_blk */
   double* pattern_blk;     /* every pattern's rows in blocks of 4, by coordinate, then 4 tau */
+  double* pattern_uc;      /* per pattern U by columns (3nc x m2pad, m2pad = 2nc rounded up to 4) */
   int     pattern_npad, pattern_total;
   /* spatial enumeration (nt = 2), per contact and mode (svi_modes.c): the mode's unknowns and
    * equations (per event), Wr times each unknown's direction (per event), the impulse fixed by

@@ -370,7 +370,7 @@ static void add_row(svi_impact* s, int* nrow, const double* f, double sign, doub
  * pattern_feasible, and E g = 0 to the equations' tolerance for a singular pattern), once per
  * event; a step then evaluates rows until one fails, and the maps only for feasible patterns. */
 static void precompute_patterns(svi_impact* s) {
-  int nc = s->nc, m2 = 2 * nc, ng = m2 + nc, total = 1;
+  int nc = s->nc, m2 = 2 * nc, ng = m2 + nc, total = 1, m2pad = (m2 + 3) & ~3;
   for (int i = 0; i < nc; i++) total *= NMODES;
   if (total > s->pattern_cap) return;
   double vtol = s->sep_tol * 10, ctol = s->sep_tol * 10;
@@ -382,6 +382,9 @@ static void precompute_patterns(svi_impact* s) {
     double* X = s->pattern_map + (size_t)p * 2 * m2 * ng;
     double* U = X + m2 * ng;
     int ne = pattern_linear_map(s, mode, X, U, E);
+    double* Uc = s->pattern_uc + (size_t)p * ng * m2pad;   /* U by columns, for outcomes_avx2 */
+    for (int j = 0; j < ng; j++)
+      for (int a = 0; a < m2pad; a++) Uc[j * m2pad + a] = a < m2 ? U[a * ng + j] : 0.0;
     int ok = 1;
     for (int j = 0; j < 2 * m2 * ng; j++) ok &= isfinite(X[j]) != 0;
     s->pattern_ok[p] = (unsigned char)ok;
@@ -1020,6 +1023,46 @@ __attribute__((target("avx2"))) static int feasible_avx2(const svi_impact* s, co
 }
 #endif
 
+#ifdef SVI_AVX2_KERNELS
+/* The post-step velocities up = U g of the feasible patterns idx[0 .. na) and their distinct
+ * outcomes by du = up - u (new_outcome's test, in the same order): four rows of U a vector from its
+ * copy by columns, each lane's sum dot_ng's in its order, so the same du and the same decisions.
+ * found: the patterns of the distinct outcomes; returns their number. */
+__attribute__((target("avx2"))) static int outcomes_avx2(const svi_impact* s, int na, const int* idx,
+                                                         const double* g, int ng, int m2, double dtol,
+                                                         int* found) {
+  enum { VMAX = 2 };   /* m2 <= 6: two vectors */
+  int nvec = (m2 + 3) / 4, m2pad = 4 * nvec, count = 0;
+  double gu[4 * VMAX] = {0}, seen[SVI_ENUM_MAX_SOLS * 4 * VMAX];
+  for (int a = 0; a < m2; a++) gu[a] = g[a];
+  __m256d gv[3 * MODE_MAX_NC], sgn = _mm256_set1_pd(-0.0), tol = _mm256_set1_pd(dtol);
+  for (int j = 0; j < ng; j++) gv[j] = _mm256_broadcast_sd(g + j);
+  for (int k = 0; k < na; k++) {
+    int p = idx[k];
+    const double* Uc = s->pattern_uc + (size_t)p * ng * m2pad;
+    __m256d du[VMAX];
+    for (int v = 0; v < nvec; v++) {
+      __m256d acc = _mm256_mul_pd(_mm256_loadu_pd(Uc + 4 * v), gv[0]);
+      for (int j = 1; j < ng; j++) acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_loadu_pd(Uc + j * m2pad + 4 * v), gv[j]));
+      du[v] = _mm256_sub_pd(acc, _mm256_loadu_pd(gu + 4 * v));
+    }
+    int dup = 0;
+    for (int c = 0; c < count && !dup; c++) {
+      int same = 1;
+      for (int v = 0; v < nvec; v++) {
+        __m256d d = _mm256_andnot_pd(sgn, _mm256_sub_pd(_mm256_loadu_pd(seen + c * m2pad + 4 * v), du[v]));
+        same &= _mm256_movemask_pd(_mm256_cmp_pd(d, tol, _CMP_LE_OQ)) == 15;
+      }
+      dup = same;
+    }
+    if (dup || count >= SVI_ENUM_MAX_SOLS) continue;
+    for (int v = 0; v < nvec; v++) _mm256_storeu_pd(seen + count * m2pad + 4 * v, du[v]);
+    found[count++] = p;
+  }
+  return count;
+}
+#endif
+
 /* put row r of pattern p in packed slot k (0 or 1); r < 0: a row that never rejects */
 static void set_packed_row(svi_impact* s, int k, int p, int r, int ng) {
   double* F = s->pattern_first + (size_t)k * ng * s->pattern_npad;
@@ -1085,8 +1128,9 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
   int blocks = 0;
 #ifdef SVI_AVX2_KERNELS
   blocks = !learning && svi_have_avx2();
+  if (blocks) count = outcomes_avx2(s, na, idx, g, ng, m2, dtol, found);
 #endif
-  for (int k = 0; k < na; k++) {
+  for (int k = 0; k < na && !blocks; k++) {
     int p = idx[k];
     if (!blocks) {
       pass[2 * p + 1] += learning;
