@@ -110,9 +110,10 @@ static int patterns_alloc(svi_impact* s) {
   s->pattern_h = malloc(sizeof(double) * (size_t)npad * 2);
   s->pattern_frow = malloc(sizeof(int) * (size_t)npad * 2);
   s->pattern_uc = malloc(sizeof(double) * (size_t)np * (3 * pc) * (pc <= 2 ? 4 : 8));
-  if (!s->pattern_uc || !s->pattern_map || !s->pattern_ok || !s->pattern_row0 || !s->pattern_F || !s->pattern_tau ||
+  if (!s->pattern_map || !s->pattern_ok || !s->pattern_row0 || !s->pattern_F || !s->pattern_tau ||
       !s->pattern_hits || !s->pattern_first || !s->pattern_tau1 || !s->pattern_pass ||
-      !s->pattern_idx || !s->pattern_blk0 || !s->pattern_blk || !s->pattern_h || !s->pattern_frow) {
+      !s->pattern_idx || !s->pattern_blk0 || !s->pattern_blk || !s->pattern_h || !s->pattern_frow ||
+      !s->pattern_uc) {
     patterns_free(s);
     return 0;
   }
@@ -311,10 +312,6 @@ static void build_g(svi_impact* s) {
   }
 }
 
-/* W = Jbar G (nb x nb): W_ij = sum_k Jbar_ik G_kj = Jbar_i . Gt_j over the span [lo, hi) of row
- * i's nonzeros.  A contact row touches the dofs of its two bodies only (12 of 36 in a tower of six
- * boxes); the terms left out are exact zeros, so the sum in increasing k is the same (up to the
- * sign of a zero) as over all nv. */
 /* w_j = sum_{k = lo}^{hi - 1} ji_k G_kj for every j, each sum in increasing k from 0 (the order
  * of a dot product of ji with column j of G): G's rows are contiguous in j, so the AVX2 clone
  * runs four columns per vector with each lane's sum in that order, the same bits */
@@ -328,6 +325,10 @@ SVI_SIMD static void kern_row_times_g(int nb, int lo, int hi, const double* rest
   }
 }
 
+/* W = Jbar G (nb x nb): W_ij = sum_k Jbar_ik G_kj = Jbar_i . Gt_j over the span [lo, hi) of row
+ * i's nonzeros.  A contact row touches the dofs of its two bodies only (12 of 36 in a tower of six
+ * boxes); the terms left out are exact zeros, so the sum in increasing k is the same (up to the
+ * sign of a zero) as over all nv.  The -t rows and columns are the negated +t ones. */
 static void build_delassus(svi_impact* s) {
   int nv = s->nv, nb = s->nb;
   double* W = s->W;
@@ -526,10 +527,10 @@ static void lcp_norm_bounds(svi_impact* s) {
 /* SVI_SOLVER_AUTO's choice.  A pivot of the low-rank Lemke costs O(n nv) plus a refactor of its
  * system in (dv, z0, f), up to 2 nv + 1 unknowns; one of the revised dense Lemke O(n k), k the
  * pivots so far.  So the low-rank one pays on few velocities under many contacts: measured on
- * towers of 1 to 10 free boxes with 4 to 36 contacts per face (`svi-bench --only=4`,
- * docs/benchmarks.md table 4), it is faster from nb = 40 for one free body (nv = 6), but only
- * from about nb = 16 nv for two boxes and more (several bodies: nb = 4 nv made a pile of 8
- * boxes 14x slower).  Between nv = 6 and 12 the ratio is interpolated.  Beyond the dense
+ * towers of 1 to 10 free boxes with 4 to 36 contacts per face (`svi-bench --only=5` keeps 1 to 8
+ * boxes and 4 to 25 contacts, docs/benchmarks.md table 5), it is faster from nb = 40 for one free
+ * body (nv = 6), but only from about nb = 16 nv for two boxes and more (several bodies: nb = 4 nv
+ * made a pile of 8 boxes 14x slower).  Between nv = 6 and 12 the ratio is interpolated.  Beyond the dense
  * solver's product form (n > SVI_PFI_NMAX) its pivots cost O(n^2) on the explicit tableau, and
  * the low-rank one is 10-100x faster wherever it applies (nv <= SVI_LR_MAX_NV). */
 static int lowrank_pays(int nb, int nv, int n_routh) {
@@ -636,9 +637,6 @@ void svi_impact_dense(svi_impact* s) {
  * negatives of +t) as u_r + Wr x, x the reduced impulse, and the rounding term of each row is
  * that evaluation's, |q_i| + sum_b |Wr_ab x_b| + |beta| or |gamma|. */
 
-/* max(0, svi_pair_interval(a_k, b_k, e_k) over k < n): the AVX2 clone takes four pairs a vector
- * (n padded with zero pairs, whose interval is 0); the maximum of the same values, so the same
- * bits for finite ones (a NaN is the caller's test) */
 #ifdef SVI_AVX2_KERNELS
 #include <immintrin.h>
 /* svi_pair_violation on four pairs: |min(a, b)| (as a < b ? a : b), then max with -a and -b,
@@ -663,6 +661,9 @@ __attribute__((target("avx2"))) static double pairs_max_avx2(int n, const double
   return r;
 }
 #endif
+/* max(0, svi_pair_interval(a_k, b_k, e_k) over k < n), the arrays' room rounded up to 4: the AVX2
+ * kernel takes four pairs a vector (padded with zero pairs, whose interval is 0); the maximum of
+ * the same values, so the same bits for finite ones (a NaN is the caller's test) */
 static inline __attribute__((always_inline)) double pairs_max(int n, double* a, double* b, double* e) {
   double r = 0;
 #ifdef SVI_AVX2_KERNELS

@@ -1125,21 +1125,19 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
       for (int p = 0; p < total; p++) pass[2 * p] += h1[p] <= t1[p];
   }
   double dtol = 1e-7 * (s->vscale > 1e-12 ? s->vscale : 1e-12);
-  int blocks = 0;
+  int blocks = 0;   /* the AVX2 path has checked every row of its na patterns */
 #ifdef SVI_AVX2_KERNELS
   blocks = !learning && svi_have_avx2();
   if (blocks) count = outcomes_avx2(s, na, idx, g, ng, m2, dtol, found);
 #endif
-  for (int k = 0; k < na && !blocks; k++) {
+  for (int k = 0; k < na && !blocks; k++) {   /* the scalar path: the other rows, then the maps */
     int p = idx[k];
-    if (!blocks) {
-      pass[2 * p + 1] += learning;
-      int r = s->pattern_row0[p], r1 = s->pattern_row0[p + 1];
-      int f1 = s->pattern_frow[2 * p], f2 = s->pattern_frow[2 * p + 1];
-      for (; r < r1; r++)
-        if (r != f1 && r != f2 && dot_ng(s->pattern_F + (size_t)r * ng, g, ng) > s->pattern_tau[r]) break;
-      if (r < r1) { s->pattern_hits[r] += learning; continue; }
-    }
+    pass[2 * p + 1] += learning;
+    int r = s->pattern_row0[p], r1 = s->pattern_row0[p + 1];
+    int f1 = s->pattern_frow[2 * p], f2 = s->pattern_frow[2 * p + 1];
+    for (; r < r1; r++)
+      if (r != f1 && r != f2 && dot_ng(s->pattern_F + (size_t)r * ng, g, ng) > s->pattern_tau[r]) break;
+    if (r < r1) { s->pattern_hits[r] += learning; continue; }
     const double* X = s->pattern_map + (size_t)p * 2 * m2 * ng;
     const double* U = X + m2 * ng;
     for (int a = 0; a < m2; a++) {   /* the impulses only for a new outcome (below) */
