@@ -6,9 +6,9 @@
 // mj_loadAllPluginLibraries(<plugin-dir>).  Before that, a model that declares svi.impact must
 // fail to compile with MuJoCo's own message naming the plugin (docs/usage.md shows it).
 // For every models/*.xml and models/scenes/*.xml: mj_loadXML succeeds; the model declares one
-// svi.impact instance whose config values are allowed; from qpos0 and from every keyframe, 2 s of plain mj_step, with the
-// plugin and with the plugin removed through mjSpec (native MuJoCo), stay finite with no MuJoCo
-// warning and no body ends below the floor.  Models with a known contact geometry (the paper's
+// svi.impact instance whose config values are allowed; from qpos0 and from every keyframe, 2 s
+// of plain mj_step, with the plugin and with the plugin removed through mjSpec (native MuJoCo),
+// stay finite with no MuJoCo warning and no body ends below the floor.  Models with a known contact geometry (the paper's
 // examples and our own) must, from the keyframe "impact", report exactly the expected contacts at
 // the start and have all of them at the expected points at one step within the first 0.05 s.  The
 // expected points are computed here from the paper's parameters, not read from the model.
