@@ -24,6 +24,7 @@
 #include "svi/svi_core.h"
 #include "svi_internal.h"
 #include "bench_machine.h"
+#include "../box3d.h"
 #ifdef SVI_HAVE_SICONOS
 #include "siconos_oracle.h"
 #endif
@@ -377,20 +378,23 @@ static void tower_problem(int K, int C, double* M, double* Jn, double* Jt, doubl
     for (int c = 0; c < C; c++) {
       int i = b * C + c;
       double x = -0.1 + 0.2 * ((c % g) + 0.5) / g, y = -0.1 + 0.2 * ((c / g) + 0.5) / g;
-      /* rows [dir, r x dir] of body b at (x, y, -0.1), minus those of body b - 1 at (x, y, 0.1) */
+      /* rows [d, r x d] (d = e_z, e_x, e_y) of body b at (x, y, -0.1), minus those of body b - 1 at
+       * (x, y, 0.1) */
+      static const double dirs[3][3] = {{0, 0, 1}, {1, 0, 0}, {0, 1, 0}};
+      double* out[3] = {Jn + i * nv, Jt + 2 * i * nv, Jt + (2 * i + 1) * nv};
       for (int s = 0; s < 2 && b - s >= 0; s++) {
-        double sg = s ? -1 : 1, z = s ? 0.1 : -0.1, *rows[3] = {Jn + i * nv, Jt + 2 * i * nv, Jt + (2 * i + 1) * nv};
-        int o = 6 * (b - s);
-        rows[0][o + 2] += sg; rows[0][o + 3] += sg * y; rows[0][o + 4] -= sg * x;      /* e_z */
-        rows[1][o + 0] += sg; rows[1][o + 4] += sg * z; rows[1][o + 5] -= sg * y;      /* e_x */
-        rows[2][o + 1] += sg; rows[2][o + 3] -= sg * z; rows[2][o + 5] += sg * x;      /* e_y */
+        double r[3] = {x, y, s ? 0.1 : -0.1}, row[6];
+        for (int d = 0; d < 3; d++) {
+          box3d_row(r, dirs[d], row);
+          for (int k = 0; k < 6; k++) out[d][6 * (b - s) + k] += (s ? -1 : 1) * row[k];
+        }
       }
       mu[i] = 0.6;
     }
   v[6 * (K - 1) + 2] = -1;
 }
 
-static double tower_time(const svi_problem_def* def, svi_solver solver, int reps, int* lowrank) {
+static double tower_time(const svi_problem_def* def, svi_solver solver, int reps) {
   svi_impact* s = svi_impact_create(def->nv, def->nc, def->nt);
   double best = INFINITY, v[6 * 8];
   if (!s) return NAN;
@@ -405,9 +409,16 @@ static double tower_time(const svi_problem_def* def, svi_solver solver, int reps
     if (st != SVI_OK) { best = NAN; break; }
     best = t < best ? t : best;
   }
-  *lowrank = s->lowrank;
   svi_impact_destroy(s);
   return best;
+}
+
+/* whether SVI_SOLVER_AUTO picks the low-rank Lemke for def (its set-up decides) */
+static int auto_picks_lowrank(const svi_problem_def* def) {
+  svi_impact* s = svi_impact_create(def->nv, def->nc, def->nt);
+  int lr = s && svi_impact_setup(s, def, NULL, 0) == SVI_OK && s->lowrank;
+  svi_impact_destroy(s);
+  return lr;
 }
 
 static void table_solvers(int quick) {
@@ -424,13 +435,13 @@ static void table_solvers(int quick) {
   if (!M || !Jn || !Jt) { free(M); free(Jn); free(Jt); return; }
   for (int a = 0; a < 6; a++)
     for (int b = 0; b < 4; b++) {
-      int K = Ks[a], C = Cs[b], nv = 6 * K, nb = 5 * K * C, lr, ld;
+      int K = Ks[a], C = Cs[b], nv = 6 * K, nb = 5 * K * C;
       if (quick && nb > 400) continue;
       tower_problem(K, C, M, Jn, Jt, mu, v);
       svi_problem_def def = {nv, K * C, 2, M, Jn, Jt, mu, v};
-      double td = tower_time(&def, SVI_SOLVER_DENSE, quick ? 1 : 3, &ld);
-      double tl = tower_time(&def, SVI_SOLVER_LOWRANK, quick ? 1 : 3, &lr);
-      tower_time(&def, SVI_SOLVER_AUTO, 1, &lr);
+      double td = tower_time(&def, SVI_SOLVER_DENSE, quick ? 1 : 3);
+      double tl = tower_time(&def, SVI_SOLVER_LOWRANK, quick ? 1 : 3);
+      int lr = auto_picks_lowrank(&def);
       printf("| %d | %d | %d | %d | %.1f | %.1f | %.1f | %.2f | %s |\n", K, nv, C, nb, (double)nb / nv, td * 1e6,
              tl * 1e6, tl / td, lr ? "low-rank" : "dense");
     }

@@ -240,6 +240,16 @@ static void impact_row(const char* path, const char* label, int reps) {
          c.native_us, c.impact_us / c.native_us);
 }
 
+/* B and F: the impact_row of every listed model of dir */
+static void impact_table(const char* dir, int reps) {
+  printf("| model | nv | contacts | LCPs | impact step us | native mj_step us | ratio |\n|---|---|---|---|---|---|---|\n");
+  for (int i = 0; i < nModels; i++) {
+    char path[1400];
+    snprintf(path, sizeof(path), "%s/%s", dir, kModels[i]);
+    impact_row(path, kModels[i], reps);
+  }
+}
+
 /* the plate model of table C: models/make_plate.sh, whose N <= 100 cap (the bundled models) is
  * lifted here for the scaling run */
 static int plate_model(const char* dir, int n, char* path, size_t len) {
@@ -462,15 +472,9 @@ int main(int argc, char** argv) {
   for (int i = 0; i < nModels; i++) overhead(dir, kModels[i], steps);
   }
   if (strchr(only, 'B')) {
-
   printf("\n## B. The impact step: mj_step with svi.impact from the pre-impact state of the first event, "
          "against native mj_step from the same state (medians of %d)\n\n", quick ? 20 : 200);
-  printf("| model | nv | contacts | LCPs | impact step us | native mj_step us | ratio |\n|---|---|---|---|---|---|---|\n");
-  for (int i = 0; i < nModels; i++) {
-    char path[700];
-    snprintf(path, sizeof(path), "%s/%s", dir, kModels[i]);
-    impact_row(path, kModels[i], quick ? 20 : 200);
-  }
+  impact_table(dir, quick ? 20 : 200);
   }
   if (strchr(only, 'C')) {
 
@@ -542,12 +546,7 @@ int main(int argc, char** argv) {
     list_models(sdir);
     printf("\n## F. The impact step of the scenes in %s, as in B (nv: the model's; the event's problem holds the "
            "dofs of the trees it reaches; medians of %d)\n\n", sdir, quick ? 20 : 200);
-    printf("| model | nv | contacts | LCPs | impact step us | native mj_step us | ratio |\n|---|---|---|---|---|---|---|\n");
-    for (int i = 0; i < nModels; i++) {
-      char path[1400];
-      snprintf(path, sizeof(path), "%s/%s", sdir, kModels[i]);
-      impact_row(path, kModels[i], quick ? 20 : 200);
-    }
+    impact_table(sdir, quick ? 20 : 200);
   }
   return 0;
 }
