@@ -46,11 +46,13 @@ void svi_matvec_add(int r, int c, const double* A, const double* x, double* y) {
   }
 }
 
-double svi_min_normal(const svi_impact* s, const double* u) {
-  double m = INFINITY;
-  for (int i = 0; i < s->nc; i++) if (u[i] < m) m = u[i];
-  return m;
-}
+/* four doubles as a GCC vector (AVX in the AVX2 clones, SSE2 pairs in the default ones: the same
+ * operations lane by lane) and its bits */
+typedef double svi_v4d __attribute__((vector_size(32)));
+typedef long long svi_v4i __attribute__((vector_size(32)));
+
+/* the pairs of an enumerated step's (75): 3 + nd per contact, nc <= 4, rounded up to 4 */
+#define PAIRS_MAX (7 * 4 + 4)
 
 /* Lay out every array of the workspace in one block; with block == NULL only count. */
 static size_t carve(svi_impact* s, double* block) {
@@ -63,8 +65,9 @@ static size_t carve(svi_impact* s, double* block) {
     {&s->A_routh, nr * nr}, {&s->q, nr}, {&s->z, nr}, {&s->d, nr}, {&s->lam, nb},
     {&s->Lam, nb}, {&s->u, nb}, {&s->v, nv}, {&s->A_one, nr * nr}, {&s->lmax, s->nc_max}, {&s->vn, nb},
     {&s->sols, SVI_ENUM_MAX_SOLS * nr}, {&s->dv, SVI_ENUM_MAX_SOLS * nv}, {&s->sign, nr}, {&s->seen, SVI_ENUM_MAX_SOLS * 3 * s->nc_max},
-    {&s->Wr, 9 * s->nc_max * s->nc_max}, {&s->kappa, s->nc_max}, {&s->zunit, nr},
-    {&s->wunit, nr}, {&s->lr_scratch, 2 * nr + 2 * nv}, {&s->u_next, nb}};
+    {&s->Wr, 9 * s->nc_max * s->nc_max}, {&s->Wr4, 12 * 12}, {&s->kappa, s->nc_max}, {&s->zunit, nr},
+    {&s->wunit, nr}, {&s->lr_scratch, 2 * nr + 2 * nv}, {&s->u_next, nb},
+    {&s->pair_units, 3 * PAIRS_MAX}};
   size_t used = 0;
   for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
     if (block) *parts[i].p = block + used;
@@ -80,13 +83,15 @@ static size_t carve(svi_impact* s, double* block) {
 static void patterns_free(svi_impact* s) {
   void* p[] = {s->pattern_map, s->pattern_ok, s->pattern_row0, s->pattern_F, s->pattern_tau,
                s->pattern_hits, s->pattern_first, s->pattern_tau1, s->pattern_pass, s->pattern_idx,
-               s->pattern_blk0, s->pattern_blk, s->pattern_h, s->pattern_frow, s->pattern_uc};
+               s->pattern_blk0, s->pattern_blk, s->pattern_h, s->pattern_frow, s->pattern_uc,
+               s->pattern_pre};
   for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) free(p[i]);
   s->pattern_map = NULL; s->pattern_ok = NULL; s->pattern_row0 = NULL; s->pattern_F = NULL;
   s->pattern_tau = NULL; s->pattern_hits = NULL; s->pattern_first = NULL; s->pattern_tau1 = NULL;
   s->pattern_pass = NULL; s->pattern_idx = NULL; s->pattern_blk0 = NULL; s->pattern_blk = NULL;
-  s->pattern_h = NULL; s->pattern_frow = NULL; s->pattern_uc = NULL;
+  s->pattern_h = NULL; s->pattern_frow = NULL; s->pattern_uc = NULL; s->pattern_pre = NULL;
   s->pattern_cap = 0;
+  s->pattern_pre_ok = 0;
   s->n_patterns = 0;
 }
 
@@ -110,10 +115,12 @@ static int patterns_alloc(svi_impact* s) {
   s->pattern_h = malloc(sizeof(double) * (size_t)npad * 2);
   s->pattern_frow = malloc(sizeof(int) * (size_t)npad * 2);
   s->pattern_uc = malloc(sizeof(double) * (size_t)np * (3 * pc) * (pc <= 2 ? 4 : 8));
+  /* the prefixes: packed rows 2 npad, blocks 4 x np 2 pc, U np x m2pad, X np x 2 pc */
+  s->pattern_pre = malloc(sizeof(double) * ((size_t)npad * 2 + (size_t)np * (8 * pc + (pc <= 2 ? 4 : 8) + 2 * pc)));
   if (!s->pattern_map || !s->pattern_ok || !s->pattern_row0 || !s->pattern_F || !s->pattern_tau ||
       !s->pattern_hits || !s->pattern_first || !s->pattern_tau1 || !s->pattern_pass ||
       !s->pattern_idx || !s->pattern_blk0 || !s->pattern_blk || !s->pattern_h || !s->pattern_frow ||
-      !s->pattern_uc) {
+      !s->pattern_uc || !s->pattern_pre) {
     patterns_free(s);
     return 0;
   }
@@ -409,6 +416,21 @@ static void build_units(svi_impact* s) {
     }
     s->zunit[nc + nb + i] = vi;       s->wunit[nc + nb + i] = ki;
   }
+  /* the pairs of svi_routh_residual in its order: (75)'s rows i, nc + i, 2 nc + i nd + r, nc + nb + i */
+  double *pz = s->pair_units, *pw = pz + PAIRS_MAX, *pe = pw + PAIRS_MAX;
+  memset(pz, 0, sizeof(double) * 3 * PAIRS_MAX);
+  for (int i = 0, k = 0; i < nc && nc <= 4; i++) {
+    int rows[7], nr = 0;
+    rows[nr++] = i;
+    rows[nr++] = nc + i;
+    for (int r = 0; r < nd; r++) rows[nr++] = 2 * nc + i * nd + r;
+    rows[nr++] = nc + nb + i;
+    for (int t = 0; t < nr; t++, k++) {
+      pz[k] = s->zunit[rows[t]];
+      pw[k] = s->wunit[rows[t]];
+      pe[k] = 4 * DBL_EPSILON * s->wunit[rows[t]];
+    }
+  }
 }
 
 svi_lcp_options svi_impact_lcp_options(const svi_impact* s, const svi_lcp_options* base, int routh) {
@@ -647,45 +669,57 @@ __attribute__((target("avx2"))) static inline __m256d viol4(__m256d a, __m256d b
   return _mm256_max_pd(_mm256_xor_pd(b, sgn), m);
 }
 
-__attribute__((target("avx2"))) static double pairs_max_avx2(int n, const double* a, const double* b,
-                                                             const double* e) {
-  __m256d sgn = _mm256_set1_pd(-0.0), vr = _mm256_setzero_pd();
+/* The pairs of svi_routh_residual from their values and units, four a vector: a = zu z, b = wu w,
+ * e = ew m (ew = 4 eps wu), then max(0, svi_pair_interval(a, b, e)); INFINITY if any a, b or e is
+ * not finite (x - x is 0 for a finite x, NaN for an infinite or NaN one, and a NaN stays in a
+ * sum).  n is a multiple of 4 (padding pairs are zero: their interval is 0). */
+__attribute__((target("avx2"))) static double pairs_max_avx2(int n, const double* u, const double* z,
+                                                             const double* w, const double* m) {
+  __m256d sgn = _mm256_set1_pd(-0.0), vr = _mm256_setzero_pd(), fin = _mm256_setzero_pd();
   for (int k = 0; k < n; k += 4) {
-    __m256d va = _mm256_loadu_pd(a + k), vb = _mm256_loadu_pd(b + k), ve = _mm256_loadu_pd(e + k);
+    __m256d va = _mm256_mul_pd(_mm256_loadu_pd(u + k), _mm256_loadu_pd(z + k));
+    __m256d vb = _mm256_mul_pd(_mm256_loadu_pd(u + PAIRS_MAX + k), _mm256_loadu_pd(w + k));
+    __m256d ve = _mm256_mul_pd(_mm256_loadu_pd(u + 2 * PAIRS_MAX + k), _mm256_loadu_pd(m + k));
+    fin = _mm256_add_pd(fin, _mm256_add_pd(_mm256_add_pd(_mm256_sub_pd(va, va), _mm256_sub_pd(vb, vb)),
+                                           _mm256_sub_pd(ve, ve)));
     __m256d m1 = viol4(va, _mm256_sub_pd(vb, ve), sgn), m2 = viol4(va, _mm256_add_pd(vb, ve), sgn);
     vr = _mm256_max_pd(_mm256_max_pd(m1, m2), vr);
   }
+  if (_mm256_movemask_pd(_mm256_cmp_pd(fin, fin, _CMP_UNORD_Q))) return INFINITY;
   double v[4], r = 0;
   _mm256_storeu_pd(v, vr);
   for (int j = 0; j < 4; j++) r = v[j] > r ? v[j] : r;
   return r;
 }
 #endif
-/* max(0, svi_pair_interval(a_k, b_k, e_k) over k < n), the arrays' room rounded up to 4: the AVX2
- * kernel takes four pairs a vector (padded with zero pairs, whose interval is 0); the maximum of
- * the same values, so the same bits for finite ones (a NaN is the caller's test) */
-static inline __attribute__((always_inline)) double pairs_max(int n, double* a, double* b, double* e) {
-  double r = 0;
+/* the same from the scalar twin: the same products and intervals (the maximum of the same values) */
+static inline __attribute__((always_inline)) double pairs_max(int n, const double* u, const double* z,
+                                                              const double* w, const double* m) {
 #ifdef SVI_AVX2_KERNELS
-  if (svi_have_avx2()) {
-    for (int k = n; k % 4; k++) a[k] = b[k] = e[k] = 0;
-    return pairs_max_avx2((n + 3) & ~3, a, b, e);
-  }
+  if (svi_have_avx2()) return pairs_max_avx2(n, u, z, w, m);
 #endif
+  double r = 0;
+  int bad = 0;
   for (int k = 0; k < n; k++) {
-    double v = svi_pair_interval(a[k], b[k], e[k]);
+    double a = u[k] * z[k], b = u[PAIRS_MAX + k] * w[k], e = u[2 * PAIRS_MAX + k] * m[k];
+    bad |= !(a - a == 0) | !(b - b == 0) | !(e - e == 0);
+    double v = svi_pair_interval(a, b, e);
     r = v > r ? v : r;
   }
-  return r;
+  return bad ? INFINITY : r;
 }
 
 /* the body, inlined for each (nc, nt) of the enumerated steps so that the loops unroll: the same
- * sums in the same order, so the same bits as one generic loop */
+ * sums in the same order, so the same bits as one generic loop.  Each pair (a, b, e) of
+ * svi_pair_interval is (z unit * z, w unit * w, (4 eps w unit) * |w|'s rounding terms): the values
+ * z, w and the magnitudes are formed per contact, then multiplied by pair_units four pairs a
+ * vector (the products svi_lcp_residual_units forms: (4 eps wu) m is 4 eps wu m, left to right).
+ * A NaN or an infinity in any pair makes the residual INFINITY (x - x is 0 only for finite x). */
 static inline __attribute__((always_inline)) double routh_residual(const svi_impact* s, const double* q,
                                                                    const double* lam, double* z,
                                                                    double* un, const int nc, const int nt) {
   int nd = 2 * nt, nb = nc * (1 + nd), m = (1 + nt) * nc;
-  const double *zu = s->zunit, *wu = s->wunit;
+  const int np = (3 + nd) * nc, np4 = (np + 3) & ~3;
   double x[12], up[12], mg[12];
   for (int i = 0; i < nc; i++) {   /* reduced impulse and velocity (n, t1[, t2]) */
     x[(1 + nt) * i] = lam[i];
@@ -696,21 +730,32 @@ static inline __attribute__((always_inline)) double routh_residual(const svi_imp
       up[(1 + nt) * i + 1 + t] = q[nc + r];
     }
   }
-  for (int a = 0; a < m; a++) mg[a] = 0;
-  for (int b = 0; b < m; b++) {   /* by columns (Wr is symmetric) */
-    const double* w = s->Wr + b * m;
-    double xb = x[b];
-    for (int a = 0; a < m; a++) {
-      double t = w[a] * xb;
-      up[a] += t;
-      mg[a] += fabs(t);
+  /* up += Wr x and mg = sum |Wr_ab x_b| by columns (Wr is symmetric), four rows a vector: each
+   * lane the scalar sum over b in its order */
+  const int m4 = (m + 3) & ~3;
+  svi_v4d upv[3], mgv[3];
+  const svi_v4i nosign = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  for (int a = m; a < m4; a++) up[a] = 0;
+  for (int c = 0; c < m4 / 4; c++) {
+    memcpy(&upv[c], up + 4 * c, sizeof(svi_v4d));
+    mgv[c] = (svi_v4d){0, 0, 0, 0};
+  }
+  for (int b = 0; b < m; b++) {
+    const svi_v4d xb = {x[b], x[b], x[b], x[b]};
+    for (int c = 0; c < m4 / 4; c++) {
+      svi_v4d w;
+      memcpy(&w, s->Wr4 + b * m4 + 4 * c, sizeof(w));
+      svi_v4d t = w * xb;
+      upv[c] += t;
+      mgv[c] += (svi_v4d)((svi_v4i)t & nosign);
     }
   }
-  const double e4 = 4 * DBL_EPSILON;
-  double nanc = 0, pa[7 * 4 + 4], pb[7 * 4 + 4], pe[7 * 4 + 4];   /* the pairs (a, b, e): 3 + nd a contact */
-  int np = 0;
-#define SVI_PAIR(A, B, E) do { double a_ = (A), b_ = (B), e_ = (E); \
-    pa[np] = a_; pb[np] = b_; pe[np++] = e_; nanc += a_ + b_ + e_; } while (0)
+  for (int c = 0; c < m4 / 4; c++) {
+    memcpy(up + 4 * c, &upv[c], sizeof(svi_v4d));
+    memcpy(mg + 4 * c, &mgv[c], sizeof(svi_v4d));
+  }
+  double zv[PAIRS_MAX], wv[PAIRS_MAX], mv[PAIRS_MAX];
+  int k = 0;
   for (int i = 0; i < nc; i++) {
     const double *ui = up + (1 + nt) * i, *mi = mg + (1 + nt) * i;
     double ln = lam[i], beta = ui[0] < 0 ? -ui[0] : 0, gam = 0;
@@ -719,26 +764,25 @@ static inline __attribute__((always_inline)) double routh_residual(const svi_imp
       gam = a > gam ? a : gam;
     }
     /* beta against l_max - l_n, l_n against J_n v' + beta */
-    SVI_PAIR(zu[i] * beta, wu[i] * (q[i] - ln), e4 * wu[i] * (fabs(q[i]) + fabs(ln)));
+    zv[k] = beta; wv[k] = q[i] - ln; mv[k++] = fabs(q[i]) + fabs(ln);
     int o = nc + i;
-    SVI_PAIR(zu[o] * ln, wu[o] * (ui[0] + beta), e4 * wu[o] * (fabs(q[o]) + mi[0] + beta));
+    zv[k] = ln; wv[k] = ui[0] + beta; mv[k++] = fabs(q[o]) + mi[0] + beta;
     /* l_D (+t, -t per tangent) against J_D v' + gamma; gamma against mu l_n - E^T l_D */
     double fr = s->mu[i] * ln, fm = fabs(fr);
     for (int t = 0; t < nt; t++) {
       int row = nc + i * nd + 2 * t;
       double ut = ui[1 + t], mt = mi[1 + t], lp = lam[row], lm = lam[row + 1];
       o = nc + row;
-      SVI_PAIR(zu[o] * lp, wu[o] * (ut + gam), e4 * wu[o] * (fabs(q[o]) + mt + gam));
-      SVI_PAIR(zu[o + 1] * lm, wu[o + 1] * (gam - ut), e4 * wu[o + 1] * (fabs(q[o + 1]) + mt + gam));
+      zv[k] = lp; wv[k] = ut + gam; mv[k++] = fabs(q[o]) + mt + gam;
+      zv[k] = lm; wv[k] = gam - ut; mv[k++] = fabs(q[o + 1]) + mt + gam;
       fr -= lp + lm;
       fm += fabs(lp) + fabs(lm);
     }
-    o = nc + nb + i;
-    SVI_PAIR(zu[o] * gam, wu[o] * fr, e4 * wu[o] * fm);
+    zv[k] = gam; wv[k] = fr; mv[k++] = fm;
     if (z) { z[i] = beta; z[nc + nb + i] = gam; }
   }
-#undef SVI_PAIR
-  double r = pairs_max(np, pa, pb, pe);
+  for (int t = np; t < np4; t++) zv[t] = wv[t] = mv[t] = 0;
+  double r = pairs_max(np4, s->pair_units, zv, wv, mv);
   if (z) for (int b = 0; b < nb; b++) z[nc + b] = lam[b];
   if (un)   /* u' in every row of Jbar: the -t rows are the negated +t rows */
     for (int i = 0; i < nc; i++) {
@@ -749,7 +793,7 @@ static inline __attribute__((always_inline)) double routh_residual(const svi_imp
         un[row + 1] = -up[(1 + nt) * i + 1 + t];
       }
     }
-  return nanc == nanc ? r : INFINITY;
+  return r;
 }
 
 SVI_SIMD double svi_routh_residual(const svi_impact* s, const double* q, const double* lam, double* z,
@@ -866,19 +910,31 @@ __attribute__((target("avx2"))) static void w_times16_avx2(int nb, const double*
 /* svi_matvec_add(r, c, A, x, y) for r <= 16 from A's transpose At (c x r): each row's sum
  * 0 + a_0 x_0 + a_1 x_1 + ... in four registers across the columns, then added to y, as the
  * scalar loop does it */
-__attribute__((target("avx2"))) static void matvec_add_t16(int r, int c, const double* At, const double* x,
-                                                          double* y) {
+__attribute__((target("avx2"), always_inline)) static inline void matvec_add_t16_k(int r, int c, const double* At,
+                                                                                  const double* x, double* y,
+                                                                                  const int nblk) {
   __m256i mk[4];
   __m256d s[4];
   rows16(r, mk);
-  for (int b = 0; b < 4; b++) s[b] = _mm256_setzero_pd();
+  for (int b = 0; b < nblk; b++) s[b] = _mm256_setzero_pd();
   for (int j = 0; j < c; j++) {
     const double* a = At + (size_t)j * r;
     __m256d l = _mm256_broadcast_sd(x + j);
-    for (int b = 0; b < 4; b++) s[b] = _mm256_add_pd(s[b], _mm256_mul_pd(_mm256_maskload_pd(a + 4 * b, mk[b]), l));
+    for (int b = 0; b < nblk; b++) s[b] = _mm256_add_pd(s[b], _mm256_mul_pd(_mm256_maskload_pd(a + 4 * b, mk[b]), l));
   }
-  for (int b = 0; b < 4; b++)
+  for (int b = 0; b < nblk; b++)
     _mm256_maskstore_pd(y + 4 * b, mk[b], _mm256_add_pd(_mm256_maskload_pd(y + 4 * b, mk[b]), s[b]));
+}
+
+/* only the blocks that hold rows (a constant in each inlined copy) */
+__attribute__((target("avx2"))) static void matvec_add_t16(int r, int c, const double* At, const double* x,
+                                                          double* y) {
+  switch ((r + 3) / 4) {
+  case 1: matvec_add_t16_k(r, c, At, x, y, 1); break;
+  case 2: matvec_add_t16_k(r, c, At, x, y, 2); break;
+  case 3: matvec_add_t16_k(r, c, At, x, y, 3); break;
+  default: matvec_add_t16_k(r, c, At, x, y, 4); break;
+  }
 }
 #endif
 

@@ -93,6 +93,10 @@ struct svi_impact {
   double  pen_tol;  /* outcome check: J_n v+ >= -pen_tol = -1e-6 v_app */
   double  ke0;      /* kinetic energy of v- */
   double* kappa;    /* nc: largest diagonal of W over contact i's rows, m/s per N s */
+  /* the units of (75)'s pairs in the enumerated steps' residual order (svi_routh_residual:
+   * per contact beta, l_n, l_D (+t, -t per tangent), gamma; nc <= 4): the z unit, the w unit
+   * and 4 eps times the w unit, each 3 + nd a contact, zero padding to a multiple of 4 */
+  double* pair_units;
   double* zunit;    /* n_routh: units of z in (75) for the physical residual (AP: + nc) */
   double* wunit;    /* n_routh: units of w in (75) */
   /* scratch, sized once */
@@ -109,6 +113,7 @@ struct svi_impact {
   int*    hi;     /* nv: last nonzero of each row of M, for K(v) */
   double* seen;   /* SVI_ENUM_MAX_SOLS x 2 nc: outcomes kept by the mode enumeration */
   double* Wr;     /* (2 nc)^2 reduced Delassus matrix for the mode enumeration (nt = 1) */
+  double* Wr4;    /* Wr (m x m, m = (1 + nt) nc <= 12) with its rows padded to a multiple of 4 by zeros */
   int     pattern_cap;     /* patterns with a precomputed linear map (7^min(nc_max, 3)) */
   int     n_patterns;      /* = 7^nc when the maps of the current problem are valid, else 0 */
   double* pattern_map;     /* per pattern: X (2nc x 3nc) then U (2nc x 3nc) */
@@ -132,6 +137,13 @@ struct svi_impact {
   double* pattern_blk;     /* every pattern's rows in blocks of 4, by coordinate, then 4 tau */
   double* pattern_uc;      /* per pattern U by columns (3nc x m2pad, m2pad = 2nc rounded up to 4) */
   int     pattern_npad, pattern_total;
+  /* The event's first step starts from u0 for every sample: each row's and map's partial sum
+   * over g's velocity part (j < 2nc) at u0, in the order of the full sum (svi_modes.c,
+   * pattern_prefix): the packed rows' (2 x npad), every block row's (4 a block), U's (m2pad a
+   * pattern) and X's (2nc a pattern) */
+  double* pattern_pre;
+  double  pattern_g0[8];   /* g's velocity part at u0 (2nc values) */
+  int     pattern_pre_ok;
   /* spatial enumeration (nt = 2), per contact and mode (svi_modes.c): the mode's unknowns and
    * equations (per event), Wr times each unknown's direction (per event), the impulse fixed by
    * the budget and Wr times it (per step) */
@@ -271,7 +283,12 @@ static inline int svi_pick_index(double r01, int count) {
 void svi_matvec(int r, int c, const double* A, const double* x, double* y);
 /* y += A x */
 void svi_matvec_add(int r, int c, const double* A, const double* x, double* y);
-double svi_min_normal(const svi_impact* s, const double* u);
+/* min_i u_i over the normal rows (inline: the step loop asks once a step) */
+static inline double svi_min_normal(const svi_impact* s, const double* u) {
+  double m = INFINITY;
+  for (int i = 0; i < s->nc; i++) if (u[i] < m) m = u[i];
+  return m;
+}
 /* dense Cholesky of an n x n row-major SPD matrix in place (0 if not positive definite), and the
  * solve x <- A^-1 x with the factor */
 int  svi_cholesky(int n, double* A);
@@ -295,8 +312,11 @@ svi_lcp_options svi_impact_lcp_options(const svi_impact* s, const svi_lcp_option
 /* contact-mode enumeration of one Routh step (svi_modes.c): every distinct outcome, planar (7
  * modes per contact) or spatial (19 modes per contact, the four-sided pyramid), nc <= 4 */
 int svi_modes_supported(const svi_impact* s);
-int svi_modes_for_sampling(const svi_impact* s);   /* the ENUMERATE rule uses it */
-int svi_modes_cheap(const svi_impact* s);          /* the AUTO rule uses it */
+/* Patterns per step: 7^nc planar (precomputed maps up to 3 contacts), 19^nc spatial (solved at
+ * the step).  The ENUMERATE rule uses the enumeration up to 7^4 = 2401 planar and 19^3 = 6859
+ * spatial patterns; AUTO only where a step costs about as much as a few Lemke solves. */
+static inline int svi_modes_for_sampling(const svi_impact* s) { return s->nt == 1 ? s->nc <= 4 : s->nc <= 3; }
+static inline int svi_modes_cheap(const svi_impact* s) { return s->nt == 1 ? s->nc <= 3 : s->nc <= 2; }
 void svi_modes_setup(svi_impact* s);
 struct svi_smode* svi_smode_alloc(int nc);   /* the spatial mode table of nc contacts (malloc) */
 /* (31) at s->q (z into s->z): plain Lemke, then up to 3 randomly perturbed retries drawn from key

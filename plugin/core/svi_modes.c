@@ -356,6 +356,39 @@ static int pattern_linear_map(const svi_impact* s, const int* mode, double* X, d
 
 static void pick_packed_rows(svi_impact* s);
 
+/* sum_j a_j g0_j over g's velocity part (j < m2) in the full sum's order, a_0 g0_0 + a_1 g0_1 +
+ * ... left to right: the full sum at g = [g0; l_max] is this partial sum plus the budget terms in
+ * the same order, the same operations, so the same bits.  stride: between a's coefficients. */
+static double prefix_sum(const double* a, size_t stride, const double* g0, int m2) {
+  double t = a[0] * g0[0];
+  for (int j = 1; j < m2; j++) t += a[(size_t)j * stride] * g0[j];
+  return t;
+}
+
+/* The partial sums at the event's first step (svi_impact.pattern_pre): the packed rows'
+ * (packed_only: after pick_packed_rows), else also every block row's, U's and X's. */
+static void pattern_prefix(svi_impact* s, int packed_only) {
+  int nc = s->nc, m2 = 2 * nc, ng = 3 * nc, npad = s->pattern_npad, m2pad = (m2 + 3) & ~3;
+  const double* g0 = s->pattern_g0;
+  double* pre = s->pattern_pre;
+  for (int k = 0; k < 2; k++)
+    for (int p = 0; p < npad; p++)
+      pre[k * npad + p] = prefix_sum(s->pattern_first + (size_t)k * ng * npad + p, (size_t)npad, g0, m2);
+  if (packed_only) return;
+  int total = s->n_patterns, nblk = s->pattern_blk0[total], bs = 4 * ng + 4;
+  double* bp = pre + 2 * npad;
+  for (int b = 0; b < nblk; b++)
+    for (int k = 0; k < 4; k++) bp[4 * b + k] = prefix_sum(s->pattern_blk + (size_t)b * bs + k, 4, g0, m2);
+  double* up = bp + 4 * nblk;
+  double* xp = up + (size_t)total * m2pad;
+  for (int p = 0; p < total; p++) {
+    const double* Uc = s->pattern_uc + (size_t)p * ng * m2pad;
+    const double* X = s->pattern_map + (size_t)p * 2 * m2 * ng;
+    for (int a = 0; a < m2pad; a++) up[(size_t)p * m2pad + a] = prefix_sum(Uc + a, (size_t)m2pad, g0, m2);
+    for (int a = 0; a < m2; a++) xp[(size_t)p * m2 + a] = prefix_sum(X + a * ng, 1, g0, m2);
+  }
+}
+
 /* append the row f g <= tau unless it holds for every g */
 static void add_row(svi_impact* s, int* nrow, const double* f, double sign, double tau, int ng) {
   double* F = s->pattern_F + (size_t)(*nrow) * ng;
@@ -376,6 +409,11 @@ static void precompute_patterns(svi_impact* s) {
   double vtol = s->sep_tol * 10, ctol = s->sep_tol * 10;
   double itol = 1e-9 * (s->ref_impulse > 0 ? s->ref_impulse : 1.0);
   int mode[MODE_MAX_NC] = {0}, nrow = 0;
+  s->pattern_pre_ok = 0;
+  for (int i = 0; i < nc; i++) {   /* g's velocity part at u0, as planar_fast_nc forms it */
+    s->pattern_g0[2 * i] = s->u0[row_n(s, i)];
+    s->pattern_g0[2 * i + 1] = s->u0[row_t(s, i)];
+  }
   double E[2 * MODE_MAX_NC * 3 * MODE_MAX_NC], f[3 * MODE_MAX_NC];
   for (int p = 0; p < total; p++) {
     if (p > 0) for (int i = 0; i < nc && ++mode[i] == NMODES; i++) mode[i] = 0;
@@ -443,6 +481,8 @@ static void precompute_patterns(svi_impact* s) {
   }
   s->pattern_blk0[total] = nblk;
   s->n_patterns = total;
+  pattern_prefix(s, 0);
+  s->pattern_pre_ok = 1;
 }
 
 /* ---- spatial contacts (nt = 2) ------------------------------------------------------------ */
@@ -503,12 +543,20 @@ static void smode_build(struct svi_smode* q, int md, double mu) {
   q->k = k;   /* = ne: every spatial mode has as many equations as unknowns */
 }
 
+/* Wr4: Wr's rows padded to a multiple of 4 (svi_routh_residual) */
+static void pad_wr(svi_impact* s, int m) {
+  int m4 = (m + 3) & ~3;
+  for (int a = 0; a < m; a++)
+    for (int b = 0; b < m4; b++) s->Wr4[a * m4 + b] = b < m ? s->Wr[a * m + b] : 0.0;
+}
+
 /* Wr; the mode tables are built by the event's first enumeration (spatial_tables): events
  * under the RANDOM rule never need them */
 static void spatial_setup(svi_impact* s) {
   int nc = s->nc, m3 = 3 * nc, nb = s->nb;
   for (int a = 0; a < m3; a++)
     for (int b = 0; b < m3; b++) s->Wr[a * m3 + b] = s->W[spatial_row(nc, a) * nb + spatial_row(nc, b)];
+  pad_wr(s, m3);
   s->smode_ready = 0;
 }
 
@@ -880,16 +928,12 @@ void svi_modes_setup(svi_impact* s) {
       s->Wr[a * m2 + b] = s->W[ra * nb + rb];
     }
   }
+  pad_wr(s, m2);
   if (!s->step_solve) precompute_patterns(s);
 }
 
 int svi_modes_supported(const svi_impact* s) { return s->nc <= MODE_MAX_NC; }
 
-/* Patterns per step: 7^nc planar (precomputed maps up to 3 contacts), 19^nc spatial (solved at
- * the step).  The ENUMERATE rule uses the enumeration up to 7^4 = 2401 planar and 19^3 = 6859
- * spatial patterns; AUTO only where a step costs about as much as a few Lemke solves. */
-int svi_modes_for_sampling(const svi_impact* s) { return s->nt == 1 ? s->nc <= 4 : s->nc <= 3; }
-int svi_modes_cheap(const svi_impact* s) { return s->nt == 1 ? s->nc <= 3 : s->nc <= 2; }
 
 /* All distinct step outcomes; writes up to SVI_ENUM_MAX_SOLS reduced impulses to s->sols as
  * lambda_bar (nb values each) and returns their number. */
@@ -960,15 +1004,17 @@ static int alive_scalar(int npad, int ng, const double* F, const double* g, cons
  * the sums and their order are the same. */
 #define SVI_AVX2_INLINE __attribute__((target("avx2"), always_inline)) static inline
 SVI_AVX2_INLINE int alive_avx2_ng(int npad, const int ng, const double* F, const double* g,
-                                  const double* t1, const double* t2, int* idx) {
+                                  const double* t1, const double* t2, const int first, const double* pre,
+                                  int* idx) {
   const double* F2 = F + (size_t)ng * npad;
+  const int j0 = first ? 2 * ng / 3 : 1;   /* first: pre holds the sums over j < 2nc */
   int na = 0;
   __m256d gv[3 * MODE_MAX_NC];   /* g broadcast once (registers when ng is a constant) */
   for (int j = 0; j < ng; j++) gv[j] = _mm256_broadcast_sd(g + j);
   for (int p = 0; p < npad; p += 4) {
-    __m256d a = _mm256_mul_pd(_mm256_loadu_pd(F + p), gv[0]);
-    __m256d b = _mm256_mul_pd(_mm256_loadu_pd(F2 + p), gv[0]);
-    for (int j = 1; j < ng; j++) {
+    __m256d a = first ? _mm256_loadu_pd(pre + p) : _mm256_mul_pd(_mm256_loadu_pd(F + p), gv[0]);
+    __m256d b = first ? _mm256_loadu_pd(pre + npad + p) : _mm256_mul_pd(_mm256_loadu_pd(F2 + p), gv[0]);
+    for (int j = j0; j < ng; j++) {
       a = _mm256_add_pd(a, _mm256_mul_pd(_mm256_loadu_pd(F + (size_t)j * npad + p), gv[j]));
       b = _mm256_add_pd(b, _mm256_mul_pd(_mm256_loadu_pd(F2 + (size_t)j * npad + p), gv[j]));
     }
@@ -986,12 +1032,14 @@ SVI_AVX2_INLINE int alive_avx2_ng(int npad, const int ng, const double* F, const
 
 /* Every row of pattern p in blocks of 4 (padding rows always hold): 1 if all hold at g.  Each
  * row's value is the same sum in the same order as dot_ng's. */
-SVI_AVX2_INLINE int rows_hold_avx2_ng(const svi_impact* s, int p, const double* g, const int ng) {
+SVI_AVX2_INLINE int rows_hold_avx2_ng(const svi_impact* s, int p, const double* g, const int ng,
+                                      const int first, const double* pre) {
   int b0 = s->pattern_blk0[p], b1 = s->pattern_blk0[p + 1], bs = 4 * ng + 4;
+  const int j0 = first ? 2 * ng / 3 : 1;
   for (int b = b0; b < b1; b++) {
     const double* B = s->pattern_blk + (size_t)b * bs;
-    __m256d a = _mm256_mul_pd(_mm256_loadu_pd(B), _mm256_broadcast_sd(g));
-    for (int j = 1; j < ng; j++) a = _mm256_add_pd(a, _mm256_mul_pd(_mm256_loadu_pd(B + 4 * j), _mm256_broadcast_sd(g + j)));
+    __m256d a = first ? _mm256_loadu_pd(pre + 4 * b) : _mm256_mul_pd(_mm256_loadu_pd(B), _mm256_broadcast_sd(g));
+    for (int j = j0; j < ng; j++) a = _mm256_add_pd(a, _mm256_mul_pd(_mm256_loadu_pd(B + 4 * j), _mm256_broadcast_sd(g + j)));
     if (_mm256_movemask_pd(_mm256_cmp_pd(a, _mm256_loadu_pd(B + 4 * ng), _CMP_LE_OQ)) != 15) return 0;
   }
   return 1;
@@ -1000,25 +1048,37 @@ SVI_AVX2_INLINE int rows_hold_avx2_ng(const svi_impact* s, int p, const double* 
 
 /* The feasible patterns at g, in increasing order, into idx: both packed rows of every pattern,
  * then every row of the survivors (the same decisions as the scalar path). */
-SVI_AVX2_INLINE int feasible_avx2_ng(const svi_impact* s, const double* g, int* idx, const int ng) {
+SVI_AVX2_INLINE int feasible_avx2_ng(const svi_impact* s, const double* g, int* idx, const int ng,
+                                     const int first) {
   int npad = s->pattern_npad;
   const double* t1 = s->pattern_tau1;
-  int na = alive_avx2_ng(npad, ng, s->pattern_first, g, t1, t1 + npad, idx), nf = 0;
+  const double* pre = s->pattern_pre;
+  int na = alive_avx2_ng(npad, ng, s->pattern_first, g, t1, t1 + npad, first, pre, idx), nf = 0;
   for (int k = 0; k < na; k++) {
     int p = idx[k];
     idx[nf] = p;
-    nf += rows_hold_avx2_ng(s, p, g, ng);
+    nf += rows_hold_avx2_ng(s, p, g, ng, first, pre + 2 * npad);
   }
   return nf;
 }
 
-__attribute__((target("avx2"))) static int feasible_avx2(const svi_impact* s, const double* g, int ng) {
+/* first: g's velocity part is the event's u0 (pattern_g0), the partial sums are precomputed */
+__attribute__((target("avx2"))) static int feasible_avx2(const svi_impact* s, const double* g, int ng,
+                                                         int first) {
   int* idx = s->pattern_idx;
+  if (first) {
+    switch (ng) {
+    case 3: return feasible_avx2_ng(s, g, idx, 3, 1);
+    case 6: return feasible_avx2_ng(s, g, idx, 6, 1);
+    case 9: return feasible_avx2_ng(s, g, idx, 9, 1);
+    default: return feasible_avx2_ng(s, g, idx, ng, 1);
+    }
+  }
   switch (ng) {
-  case 3: return feasible_avx2_ng(s, g, idx, 3);
-  case 6: return feasible_avx2_ng(s, g, idx, 6);
-  case 9: return feasible_avx2_ng(s, g, idx, 9);
-  default: return feasible_avx2_ng(s, g, idx, ng);
+  case 3: return feasible_avx2_ng(s, g, idx, 3, 0);
+  case 6: return feasible_avx2_ng(s, g, idx, 6, 0);
+  case 9: return feasible_avx2_ng(s, g, idx, 9, 0);
+  default: return feasible_avx2_ng(s, g, idx, ng, 0);
   }
 }
 #endif
@@ -1028,11 +1088,12 @@ __attribute__((target("avx2"))) static int feasible_avx2(const svi_impact* s, co
  * outcomes by du = up - u (new_outcome's test, in the same order): four rows of U a vector from its
  * copy by columns, each lane's sum dot_ng's in its order, so the same du and the same decisions.
  * found: the patterns of the distinct outcomes; returns their number. */
-__attribute__((target("avx2"))) static int outcomes_avx2(const svi_impact* s, int na, const int* idx,
-                                                         const double* g, int ng, int m2, double dtol,
-                                                         int* found) {
+SVI_AVX2_INLINE int outcomes_avx2_ng(const svi_impact* s, int na, const int* idx, const double* g,
+                                     const int ng, double dtol, const int first, int* found) {
   enum { VMAX = 2 };   /* m2 <= 6: two vectors */
-  int nvec = (m2 + 3) / 4, m2pad = 4 * nvec, count = 0;
+  const int m2 = 2 * ng / 3, nvec = (m2 + 3) / 4, m2pad = 4 * nvec, j0 = first ? m2 : 1;
+  int count = 0;
+  const double* upre = s->pattern_pre + 2 * s->pattern_npad + 4 * s->pattern_blk0[s->n_patterns];
   double gu[4 * VMAX] = {0}, seen[SVI_ENUM_MAX_SOLS * 4 * VMAX];
   for (int a = 0; a < m2; a++) gu[a] = g[a];
   __m256d gv[3 * MODE_MAX_NC], sgn = _mm256_set1_pd(-0.0), tol = _mm256_set1_pd(dtol);
@@ -1042,8 +1103,9 @@ __attribute__((target("avx2"))) static int outcomes_avx2(const svi_impact* s, in
     const double* Uc = s->pattern_uc + (size_t)p * ng * m2pad;
     __m256d du[VMAX];
     for (int v = 0; v < nvec; v++) {
-      __m256d acc = _mm256_mul_pd(_mm256_loadu_pd(Uc + 4 * v), gv[0]);
-      for (int j = 1; j < ng; j++) acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_loadu_pd(Uc + j * m2pad + 4 * v), gv[j]));
+      __m256d acc = first ? _mm256_loadu_pd(upre + (size_t)p * m2pad + 4 * v)
+                          : _mm256_mul_pd(_mm256_loadu_pd(Uc + 4 * v), gv[0]);
+      for (int j = j0; j < ng; j++) acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_loadu_pd(Uc + j * m2pad + 4 * v), gv[j]));
       du[v] = _mm256_sub_pd(acc, _mm256_loadu_pd(gu + 4 * v));
     }
     int dup = 0;
@@ -1060,6 +1122,24 @@ __attribute__((target("avx2"))) static int outcomes_avx2(const svi_impact* s, in
     found[count++] = p;
   }
   return count;
+}
+
+/* first: as feasible_avx2 */
+__attribute__((target("avx2"))) static int outcomes_avx2(const svi_impact* s, int na, const int* idx,
+                                                         const double* g, int ng, double dtol, int first,
+                                                         int* found) {
+  if (first) {
+    switch (ng) {
+    case 3: return outcomes_avx2_ng(s, na, idx, g, 3, dtol, 1, found);
+    case 6: return outcomes_avx2_ng(s, na, idx, g, 6, dtol, 1, found);
+    default: return outcomes_avx2_ng(s, na, idx, g, 9, dtol, 1, found);
+    }
+  }
+  switch (ng) {
+  case 3: return outcomes_avx2_ng(s, na, idx, g, 3, dtol, 0, found);
+  case 6: return outcomes_avx2_ng(s, na, idx, g, 6, dtol, 0, found);
+  default: return outcomes_avx2_ng(s, na, idx, g, 9, dtol, 0, found);
+  }
 }
 #endif
 
@@ -1091,8 +1171,16 @@ static void pick_packed_rows(svi_impact* s) {
     set_packed_row(s, 1, p, b2, ng);
   }
   s->pattern_picked = s->pattern_steps;
+  pattern_prefix(s, 1);
 }
 
+
+static inline int same_bits(double a, double b) {
+  uint64_t x, y;
+  memcpy(&x, &a, sizeof(x));
+  memcpy(&y, &b, sizeof(y));
+  return x == y;
+}
 
 /* The outcomes of one step through the precomputed rows (nc <= 3): both packed rows of every
  * pattern at once, the patterns that pass them compacted without branches, their other rows
@@ -1115,8 +1203,12 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
   int *idx = s->pattern_idx, *pass = s->pattern_pass, na, count = 0, found[SVI_ENUM_MAX_SOLS];
   long long st = ++s->pattern_steps;
   int learning = st <= PATTERN_LEARN_STEPS;   /* the packed rows are still being chosen */
+  /* the event's first step: g's velocity part is u0 bit for bit, the partial sums over it are
+   * precomputed (pattern_prefix) */
+  int first = s->pattern_pre_ok;
+  for (int a = 0; a < m2; a++) first &= same_bits(g[a], s->pattern_g0[a]);
 #ifdef SVI_AVX2_KERNELS
-  if (!learning && svi_have_avx2()) na = feasible_avx2(s, g, ng);   /* every row checked */
+  if (!learning && svi_have_avx2()) na = feasible_avx2(s, g, ng, first);   /* every row checked */
   else
 #endif
   {
@@ -1128,7 +1220,7 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
   int blocks = 0;   /* the AVX2 path has checked every row of its na patterns */
 #ifdef SVI_AVX2_KERNELS
   blocks = !learning && svi_have_avx2();
-  if (blocks) count = outcomes_avx2(s, na, idx, g, ng, m2, dtol, found);
+  if (blocks) count = outcomes_avx2(s, na, idx, g, ng, dtol, first, found);
 #endif
   for (int k = 0; k < na && !blocks; k++) {   /* the scalar path: the other rows, then the maps */
     int p = idx[k];
@@ -1154,9 +1246,17 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
     k0 = svi_pick_index(r01, count);
     k1 = k0 + 1;
   }
+  const double* xpre = s->pattern_pre + 2 * npad + 4 * s->pattern_blk0[total] + (size_t)total * ((m2 + 3) & ~3);
   for (int k = k0; k < k1; k++) {
     const double* X = s->pattern_map + (size_t)found[k] * 2 * m2 * ng;
-    for (int a = 0; a < m2; a++) x[a] = dot_ng(X + a * ng, g, ng);
+    if (first)   /* the rest of dot_ng's sum after its first m2 terms */
+      for (int a = 0; a < m2; a++) {
+        double t = xpre[(size_t)found[k] * m2 + a];
+        for (int j = m2; j < ng; j++) t += X[a * ng + j] * g[j];
+        x[a] = t;
+      }
+    else
+      for (int a = 0; a < m2; a++) x[a] = dot_ng(X + a * ng, g, ng);
     double* lam = pick ? pick : s->sols + k * nb;
     for (int i = 0; i < nc; i++) {
       double lt = x[2 * i + 1];

@@ -358,7 +358,7 @@ static int run_steps(svi_impact* s, const svi_routh_config* cfg, const svi_sobol
     st = solve_step(s, cfg, dr, info->steps, info, &li);
     if (st < 0) break;
     if (st == SVI_OK_REGULARIZED) info->regularized++;
-    info->residual = fmax(info->residual, li.residual);
+    if (li.residual > info->residual) info->residual = li.residual;   /* fmax (residuals are not NaN) */
     info->steps++;
     for (int i = 0; i < nb; i++) s->Lam[i] += s->lam[i];
     /* u += W lam: the step's residual has formed it already, unless the step was z = 0 or
