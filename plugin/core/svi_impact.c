@@ -84,12 +84,13 @@ static void patterns_free(svi_impact* s) {
   void* p[] = {s->pattern_map, s->pattern_ok, s->pattern_row0, s->pattern_F, s->pattern_tau,
                s->pattern_hits, s->pattern_first, s->pattern_tau1, s->pattern_pass, s->pattern_idx,
                s->pattern_blk0, s->pattern_blk, s->pattern_h, s->pattern_frow, s->pattern_uc,
-               s->pattern_pre};
+               s->pattern_pre, s->pattern_pk};
   for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) free(p[i]);
   s->pattern_map = NULL; s->pattern_ok = NULL; s->pattern_row0 = NULL; s->pattern_F = NULL;
   s->pattern_tau = NULL; s->pattern_hits = NULL; s->pattern_first = NULL; s->pattern_tau1 = NULL;
   s->pattern_pass = NULL; s->pattern_idx = NULL; s->pattern_blk0 = NULL; s->pattern_blk = NULL;
   s->pattern_h = NULL; s->pattern_frow = NULL; s->pattern_uc = NULL; s->pattern_pre = NULL;
+  s->pattern_pk = NULL;
   s->pattern_cap = 0;
   s->pattern_pre_ok = 0;
   s->n_patterns = 0;
@@ -115,12 +116,13 @@ static int patterns_alloc(svi_impact* s) {
   s->pattern_h = malloc(sizeof(double) * (size_t)npad * 2);
   s->pattern_frow = malloc(sizeof(int) * (size_t)npad * 2);
   s->pattern_uc = malloc(sizeof(double) * (size_t)np * (3 * pc) * (pc <= 2 ? 4 : 8));
-  /* the prefixes: packed rows 2 npad, blocks 4 x np 2 pc, U np x m2pad, X np x 2 pc */
-  s->pattern_pre = malloc(sizeof(double) * ((size_t)npad * 2 + (size_t)np * (8 * pc + (pc <= 2 ? 4 : 8) + 2 * pc)));
+  /* the prefixes: blocks 4 x np 2 pc, U np x m2pad, X np x 2 pc; the packed groups */
+  s->pattern_pre = malloc(sizeof(double) * (size_t)np * (8 * pc + (pc <= 2 ? 4 : 8) + 2 * pc));
+  s->pattern_pk = malloc(sizeof(double) * (size_t)(npad / 4) * 2 * (3 * pc + 2) * 4);
   if (!s->pattern_map || !s->pattern_ok || !s->pattern_row0 || !s->pattern_F || !s->pattern_tau ||
       !s->pattern_hits || !s->pattern_first || !s->pattern_tau1 || !s->pattern_pass ||
       !s->pattern_idx || !s->pattern_blk0 || !s->pattern_blk || !s->pattern_h || !s->pattern_frow ||
-      !s->pattern_uc || !s->pattern_pre) {
+      !s->pattern_uc || !s->pattern_pre || !s->pattern_pk) {
     patterns_free(s);
     return 0;
   }

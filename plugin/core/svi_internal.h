@@ -139,10 +139,14 @@ struct svi_impact {
   int     pattern_npad, pattern_total;
   /* The event's first step starts from u0 for every sample: each row's and map's partial sum
    * over g's velocity part (j < 2nc) at u0, in the order of the full sum (svi_modes.c,
-   * pattern_prefix): the packed rows' (2 x npad), every block row's (4 a block), U's (m2pad a
-   * pattern) and X's (2nc a pattern) */
+   * pattern_prefix): every block row's (4 a block), U's (m2pad a pattern) and X's (2nc a
+   * pattern); the packed rows' are in pattern_pk */
   double* pattern_pre;
   double  pattern_g0[8];   /* g's velocity part at u0 (2nc values) */
+  /* the packed rows again by groups of 4 patterns, for the AVX2 kernel: per group and packed row
+   * its 3nc coefficients, tau and the first step's partial sum, 4 values each (one pointer a
+   * group, constant offsets) */
+  double* pattern_pk;
   int     pattern_pre_ok;
   /* spatial enumeration (nt = 2), per contact and mode (svi_modes.c): the mode's unknowns and
    * equations (per event), Wr times each unknown's direction (per event), the impulse fixed by

@@ -365,18 +365,26 @@ static double prefix_sum(const double* a, size_t stride, const double* g0, int m
   return t;
 }
 
+/* pattern_pk: group p / 4, packed row k (0, 1): coefficients j at (ng + 2) 4 k + 4 j, tau at
+ * (ng + 2) 4 k + 4 ng, the first step's partial sum at (ng + 2) 4 k + 4 ng + 4; lane p % 4 */
+static inline double* pk_at(const svi_impact* s, int p, int k, int j) {
+  int ng = 3 * s->nc;
+  return s->pattern_pk + (size_t)(p / 4) * 8 * (ng + 2) + 4 * ((ng + 2) * k + j) + p % 4;
+}
+
 /* The partial sums at the event's first step (svi_impact.pattern_pre): the packed rows'
- * (packed_only: after pick_packed_rows), else also every block row's, U's and X's. */
+ * (packed_only: after pick_packed_rows, into pattern_pk), else also every block row's, U's and
+ * X's. */
 static void pattern_prefix(svi_impact* s, int packed_only) {
   int nc = s->nc, m2 = 2 * nc, ng = 3 * nc, npad = s->pattern_npad, m2pad = (m2 + 3) & ~3;
   const double* g0 = s->pattern_g0;
   double* pre = s->pattern_pre;
   for (int k = 0; k < 2; k++)
     for (int p = 0; p < npad; p++)
-      pre[k * npad + p] = prefix_sum(s->pattern_first + (size_t)k * ng * npad + p, (size_t)npad, g0, m2);
+      *pk_at(s, p, k, ng + 1) = prefix_sum(s->pattern_first + (size_t)k * ng * npad + p, (size_t)npad, g0, m2);
   if (packed_only) return;
   int total = s->n_patterns, nblk = s->pattern_blk0[total], bs = 4 * ng + 4;
-  double* bp = pre + 2 * npad;
+  double* bp = pre;
   for (int b = 0; b < nblk; b++)
     for (int k = 0; k < 4; k++) bp[4 * b + k] = prefix_sum(s->pattern_blk + (size_t)b * bs + k, 4, g0, m2);
   double* up = bp + 4 * nblk;
@@ -463,6 +471,8 @@ static void precompute_patterns(svi_impact* s) {
   memset(s->pattern_tau1, 0, sizeof(double) * (size_t)2 * s->pattern_npad);
   for (int p = 0; p < total; p++) s->pattern_frow[2 * p] = s->pattern_frow[2 * p + 1] = -1;
   for (int p = total; p < s->pattern_npad; p++) s->pattern_tau1[p] = s->pattern_tau1[s->pattern_npad + p] = -1;
+  memset(s->pattern_pk, 0, sizeof(double) * (size_t)(s->pattern_npad / 4) * 8 * (ng + 2));
+  for (int p = total; p < s->pattern_npad; p++) *pk_at(s, p, 0, ng) = *pk_at(s, p, 1, ng) = -1;
   s->n_patterns = total;
   pick_packed_rows(s);   /* no counts yet: the first two rows */
   /* every pattern's rows again, in blocks of 4 laid out by coordinate (padding rows hold) */
@@ -1003,43 +1013,42 @@ static int alive_scalar(int npad, int ng, const double* F, const double* g, cons
 /* Both kernels are inlined for each contact count (ng = 3, 6, 9) so that the j loops unroll;
  * the sums and their order are the same. */
 #define SVI_AVX2_INLINE __attribute__((target("avx2"), always_inline)) static inline
-SVI_AVX2_INLINE int alive_avx2_ng(int npad, const int ng, const double* F, const double* g,
-                                  const double* t1, const double* t2, const int first, const double* pre,
-                                  int* idx) {
-  const double* F2 = F + (size_t)ng * npad;
-  const int j0 = first ? 2 * ng / 3 : 1;   /* first: pre holds the sums over j < 2nc */
-  int na = 0;
-  __m256d gv[3 * MODE_MAX_NC];   /* g broadcast once (registers when ng is a constant) */
-  for (int j = 0; j < ng; j++) gv[j] = _mm256_broadcast_sd(g + j);
-  for (int p = 0; p < npad; p += 4) {
-    __m256d a = first ? _mm256_loadu_pd(pre + p) : _mm256_mul_pd(_mm256_loadu_pd(F + p), gv[0]);
-    __m256d b = first ? _mm256_loadu_pd(pre + npad + p) : _mm256_mul_pd(_mm256_loadu_pd(F2 + p), gv[0]);
-    for (int j = j0; j < ng; j++) {
-      a = _mm256_add_pd(a, _mm256_mul_pd(_mm256_loadu_pd(F + (size_t)j * npad + p), gv[j]));
-      b = _mm256_add_pd(b, _mm256_mul_pd(_mm256_loadu_pd(F2 + (size_t)j * npad + p), gv[j]));
+/* The patterns that pass both packed rows as bits of words (pattern p: bit p % 64 of word p / 64;
+ * npad <= 64 PATTERN_WORDS): four patterns a vector, their bits or-ed in without a branch. */
+#define PATTERN_WORDS 6   /* 7^3 = 343 patterns */
+SVI_AVX2_INLINE void alive_avx2_ng(int npad, const int ng, const double* pk, const __m256d* gv,
+                                   const int first, uint64_t* bits) {
+  const int j0 = first ? 2 * ng / 3 : 1;   /* first: the group holds the sums over j < 2nc */
+  const int gs = 8 * (ng + 2), k1 = 4 * (ng + 2);   /* a group's doubles; packed row 1's offset */
+  for (int w = 0; 64 * w < npad; w++) {
+    uint64_t acc = 0;
+    int p1 = npad - 64 * w < 64 ? npad - 64 * w : 64;
+    const double* P = pk + (size_t)(16 * w) * gs;
+    for (int p = 0; p < p1; p += 4, P += gs) {
+      __m256d a = first ? _mm256_loadu_pd(P + 4 * ng + 4) : _mm256_mul_pd(_mm256_loadu_pd(P), gv[0]);
+      __m256d b = first ? _mm256_loadu_pd(P + k1 + 4 * ng + 4) : _mm256_mul_pd(_mm256_loadu_pd(P + k1), gv[0]);
+      for (int j = j0; j < ng; j++) {
+        a = _mm256_add_pd(a, _mm256_mul_pd(_mm256_loadu_pd(P + 4 * j), gv[j]));
+        b = _mm256_add_pd(b, _mm256_mul_pd(_mm256_loadu_pd(P + k1 + 4 * j), gv[j]));
+      }
+      __m256d ok = _mm256_and_pd(_mm256_cmp_pd(a, _mm256_loadu_pd(P + 4 * ng), _CMP_LE_OQ),
+                                 _mm256_cmp_pd(b, _mm256_loadu_pd(P + k1 + 4 * ng), _CMP_LE_OQ));
+      acc |= (uint64_t)_mm256_movemask_pd(ok) << p;
     }
-    __m256d ok = _mm256_and_pd(_mm256_cmp_pd(a, _mm256_loadu_pd(t1 + p), _CMP_LE_OQ),
-                               _mm256_cmp_pd(b, _mm256_loadu_pd(t2 + p), _CMP_LE_OQ));
-    int m = _mm256_movemask_pd(ok);
-    /* the set bits' positions without a data-dependent loop */
-    static const signed char pos[16][4] = {{0}, {0}, {1}, {0, 1}, {2}, {0, 2}, {1, 2}, {0, 1, 2}, {3}, {0, 3},
-                                           {1, 3}, {0, 1, 3}, {2, 3}, {0, 2, 3}, {1, 2, 3}, {0, 1, 2, 3}};
-    for (int k = 0; k < 4; k++) idx[na + k] = p + pos[m][k];
-    na += __builtin_popcount((unsigned)m);
+    bits[w] = acc;
   }
-  return na;
 }
 
 /* Every row of pattern p in blocks of 4 (padding rows always hold): 1 if all hold at g.  Each
  * row's value is the same sum in the same order as dot_ng's. */
-SVI_AVX2_INLINE int rows_hold_avx2_ng(const svi_impact* s, int p, const double* g, const int ng,
+SVI_AVX2_INLINE int rows_hold_avx2_ng(const svi_impact* s, int p, const __m256d* gv, const int ng,
                                       const int first, const double* pre) {
   int b0 = s->pattern_blk0[p], b1 = s->pattern_blk0[p + 1], bs = 4 * ng + 4;
   const int j0 = first ? 2 * ng / 3 : 1;
   for (int b = b0; b < b1; b++) {
     const double* B = s->pattern_blk + (size_t)b * bs;
-    __m256d a = first ? _mm256_loadu_pd(pre + 4 * b) : _mm256_mul_pd(_mm256_loadu_pd(B), _mm256_broadcast_sd(g));
-    for (int j = j0; j < ng; j++) a = _mm256_add_pd(a, _mm256_mul_pd(_mm256_loadu_pd(B + 4 * j), _mm256_broadcast_sd(g + j)));
+    __m256d a = first ? _mm256_loadu_pd(pre + 4 * b) : _mm256_mul_pd(_mm256_loadu_pd(B), gv[0]);
+    for (int j = j0; j < ng; j++) a = _mm256_add_pd(a, _mm256_mul_pd(_mm256_loadu_pd(B + 4 * j), gv[j]));
     if (_mm256_movemask_pd(_mm256_cmp_pd(a, _mm256_loadu_pd(B + 4 * ng), _CMP_LE_OQ)) != 15) return 0;
   }
   return 1;
@@ -1051,14 +1060,18 @@ SVI_AVX2_INLINE int rows_hold_avx2_ng(const svi_impact* s, int p, const double* 
 SVI_AVX2_INLINE int feasible_avx2_ng(const svi_impact* s, const double* g, int* idx, const int ng,
                                      const int first) {
   int npad = s->pattern_npad;
-  const double* t1 = s->pattern_tau1;
   const double* pre = s->pattern_pre;
-  int na = alive_avx2_ng(npad, ng, s->pattern_first, g, t1, t1 + npad, first, pre, idx), nf = 0;
-  for (int k = 0; k < na; k++) {
-    int p = idx[k];
-    idx[nf] = p;
-    nf += rows_hold_avx2_ng(s, p, g, ng, first, pre + 2 * npad);
-  }
+  uint64_t bits[PATTERN_WORDS];
+  __m256d gv[3 * MODE_MAX_NC];   /* g broadcast once (registers when ng is a constant) */
+  for (int j = 0; j < ng; j++) gv[j] = _mm256_broadcast_sd(g + j);
+  alive_avx2_ng(npad, ng, s->pattern_pk, gv, first, bits);
+  int nf = 0;
+  for (int w = 0; w < (npad + 63) / 64; w++)
+    for (uint64_t m = bits[w]; m; m &= m - 1) {   /* the survivors in increasing order */
+      int p = 64 * w + __builtin_ctzll(m);
+      idx[nf] = p;
+      nf += rows_hold_avx2_ng(s, p, gv, ng, first, pre);
+    }
   return nf;
 }
 
@@ -1093,7 +1106,7 @@ SVI_AVX2_INLINE int outcomes_avx2_ng(const svi_impact* s, int na, const int* idx
   enum { VMAX = 2 };   /* m2 <= 6: two vectors */
   const int m2 = 2 * ng / 3, nvec = (m2 + 3) / 4, m2pad = 4 * nvec, j0 = first ? m2 : 1;
   int count = 0;
-  const double* upre = s->pattern_pre + 2 * s->pattern_npad + 4 * s->pattern_blk0[s->n_patterns];
+  const double* upre = s->pattern_pre + 4 * s->pattern_blk0[s->n_patterns];
   double gu[4 * VMAX] = {0}, seen[SVI_ENUM_MAX_SOLS * 4 * VMAX];
   for (int a = 0; a < m2; a++) gu[a] = g[a];
   __m256d gv[3 * MODE_MAX_NC], sgn = _mm256_set1_pd(-0.0), tol = _mm256_set1_pd(dtol);
@@ -1149,6 +1162,8 @@ static void set_packed_row(svi_impact* s, int k, int p, int r, int ng) {
   s->pattern_frow[2 * p + k] = r;
   s->pattern_tau1[k * s->pattern_npad + p] = r >= 0 ? s->pattern_tau[r] : 1.0;
   for (int j = 0; j < ng; j++) F[(size_t)j * s->pattern_npad + p] = r >= 0 ? s->pattern_F[(size_t)r * ng + j] : 0.0;
+  for (int j = 0; j < ng; j++) *pk_at(s, p, k, j) = F[(size_t)j * s->pattern_npad + p];
+  *pk_at(s, p, k, ng) = s->pattern_tau1[k * s->pattern_npad + p];
 }
 
 /* each pattern's packed rows: the two that rejected it most often so far.  Since the last pick
@@ -1246,7 +1261,7 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
     k0 = svi_pick_index(r01, count);
     k1 = k0 + 1;
   }
-  const double* xpre = s->pattern_pre + 2 * npad + 4 * s->pattern_blk0[total] + (size_t)total * ((m2 + 3) & ~3);
+  const double* xpre = s->pattern_pre + 4 * s->pattern_blk0[total] + (size_t)total * ((m2 + 3) & ~3);
   for (int k = k0; k < k1; k++) {
     const double* X = s->pattern_map + (size_t)found[k] * 2 * m2 * ng;
     if (first)   /* the rest of dot_ng's sum after its first m2 terms */
