@@ -703,12 +703,19 @@ static void test_determinism(void) {
     }
     CHECK(same == 52, "Algorithm 2's batched samples equal the samples evaluated alone: %d of 52", same);
     /* the batch generator against the direct evaluation, across the 2^k carries */
-    double rows[300 * 20];
+    uint32_t rows[300 * 20];
     svi_sobol_points(&so, 1000, 300, rows);
     int eq = 1;
     for (int m = 0; m < 300; m++)
-      for (int j = 0; j < so.dim; j++) eq &= rows[m * so.dim + j] == svi_sobol_point(&so, 1000 + (uint64_t)m, j);
+      for (int j = 0; j < so.dim; j++)
+        eq &= svi_sobol_value(rows[m * so.dim + j]) == svi_sobol_point(&so, 1000 + (uint64_t)m, j);
     CHECK(eq, "incremental Sobol points equal svi_sobol_point");
+    /* across a carry of all 32 bits read (2^32 - 1 to 2^32) and of higher bits (not read) */
+    svi_sobol_points(&so, 0xffffff00ULL, 300, rows);
+    for (int m = 0; m < 300; m++)
+      for (int j = 0; j < so.dim; j++)
+        eq &= svi_sobol_value(rows[m * so.dim + j]) == svi_sobol_point(&so, 0xffffff00ULL + (uint64_t)m, j);
+    CHECK(eq, "incremental Sobol points equal svi_sobol_point across 2^32");
     svi_impact_destroy(s1);
   }
   free_set(&a); free_set(&b); free_set(&c); free_set(&d); free_set(&e3); free_set(&e7);

@@ -117,6 +117,9 @@ typedef struct {
   uint64_t seed;
   uint32_t v[SVI_SOBOL_MAXDIM][32];
   uint32_t shift[SVI_SOBOL_MAXDIM];
+  /* flip[t][k] = v[k][0] ^ ... ^ v[k][t]: from point i to i + 1 the digits of bits 0 .. t flip,
+   * t = the trailing ones of i (consecutive points, O(1) a coordinate) */
+  uint32_t flip[32][SVI_SOBOL_MAXDIM];
 } svi_sobol;
 
 int    svi_sobol_init(svi_sobol* s, int dim, uint64_t seed);

@@ -76,7 +76,7 @@ static void* run_job(void* arg) {
   /* the Sobol budgets of a batch of consecutive samples at once (incrementally: the same values
    * as svi_sobol_point, so the set does not depend on the batch or the thread split) */
   const svi_sobol* so = jb->sobol;
-  double* rows = so ? malloc(sizeof(double) * (size_t)SOBOL_BATCH * so->dim) : NULL;
+  uint32_t* rows = so ? malloc(sizeof(uint32_t) * (size_t)SOBOL_BATCH * so->dim) : NULL;
   if (so && !rows) { jb->status = SVI_ERR_NOMEM; svi_impact_destroy(s); return NULL; }
   for (long long k = jb->k0; k < jb->k1; k++) {
     svi_sample_info info;

@@ -87,7 +87,7 @@ struct svi_impact {
   double* lr_scratch;   /* 2 n_routh + 2 nv */
   /* Algorithm 2: the current sample's Sobol coordinates, generated for a batch of consecutive
    * samples at once (the same values as svi_sobol_point); NULL: evaluate them directly */
-  const double* sobol_row;
+  const uint32_t* sobol_row;
   double  ref_impulse, vscale, sep_tol, max_mu;
   double  v_app;    /* largest pre-impact approach speed max_i (-J_n,i v-)^+, m/s */
   double  pen_tol;  /* outcome check: J_n v+ >= -pen_tol = -1e-6 v_app */
@@ -305,7 +305,9 @@ int svi_routh_run(svi_impact* s, const svi_routh_config* cfg, const svi_sobol* s
 
 /* Coordinates 0 .. dim-1 of the Sobol points first .. first + count - 1 into out (count x dim),
  * the same values as svi_sobol_point, generated incrementally: O(dim) per point */
-void svi_sobol_points(const svi_sobol* so, uint64_t first, int count, double* out);
+void svi_sobol_points(const svi_sobol* so, uint64_t first, int count, uint32_t* out);
+/* a coordinate's digits (with the shift) as svi_sobol_point returns it */
+static inline double svi_sobol_value(uint32_t x) { return ((double)x + 0.5) * 0x1.0p-32; }
 
 /* svi_impact_check_outcome that also hands back K(v) and min_i J_n,i v (either may be NULL) */
 int svi_outcome_check(const svi_impact* s, const double* v, const double* lambda, double* ke,

@@ -348,6 +348,7 @@ static inline __attribute__((always_inline)) void ftran_body(const svi_lcp_work*
      * problems, a skipped pass in the large ones (n >= 64: a pass costs more than a mispredicted
      * branch; then x1 = x2 = 0 and the pass would change only the sign of zeros) */
     if (skip && x[r1] == 0 && x[r2] == 0) continue;
+#pragma GCC unroll 4
     for (int i = 0; i < ld; i += 4)
       for (int k = 0; k < 4; k++) x[i + k] = fma(-e2[i + k], x2, fma(-e1[i + k], x1, x[i + k]));
     x[r1] = r1 == r2 ? x1 : fma(-e2[r1], x2, x1);
@@ -358,6 +359,7 @@ static inline __attribute__((always_inline)) void ftran_body(const svi_lcp_work*
     const double* restrict e = w->eta + (size_t)t * ld;
     double xr = x[r] * w->eta_inv[t];
     if (xr != 0)
+#pragma GCC unroll 4
       for (int i = 0; i < ld; i += 4)
         for (int k = 0; k < 4; k++) x[i + k] = fma(-e[i + k], xr, x[i + k]);
     x[r] = xr;

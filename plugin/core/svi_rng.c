@@ -98,6 +98,10 @@ int svi_sobol_init(svi_sobol* so, int dim, uint64_t seed) {
   }
   /* random digital shift: keeps the net property, makes the point set depend on the seed */
   for (int d = 0; d < dim; d++) so->shift[d] = (uint32_t)svi_rng_u64(seed, 0x50b0ULL, (uint64_t)d);
+  for (int d = 0; d < dim; d++) {
+    uint32_t c = 0;
+    for (int t = 0; t < 32; t++) so->flip[t][d] = c ^= so->v[d][t];
+  }
   return SVI_OK;
 }
 
@@ -105,13 +109,16 @@ double svi_sobol_point(const svi_sobol* so, uint64_t index, int k) {
   uint32_t x = 0;
   for (int b = 0; index && b < 32; b++, index >>= 1)
     if (index & 1) x ^= so->v[k][b];
-  x ^= so->shift[k];
-  return ((double)x + 0.5) * 0x1.0p-32;
+  return svi_sobol_value(x ^ so->shift[k]);
 }
 
 /* Point k + 1 differs from point k by the direction numbers of the bits that flip from k to k + 1
- * (of the 32 that svi_sobol_point reads), so the XOR is the same set and the values the same. */
-void svi_sobol_points(const svi_sobol* so, uint64_t first, int count, double* out) {
+ * (of the 32 that svi_sobol_point reads): the trailing ones of k and the zero above them, bits
+ * 0 .. t with t = ctz(~k), whose XOR is the prefix v[0] ^ ... ^ v[t] (one XOR a coordinate a
+ * point, from svi_sobol.flip).  The same set is XOR-ed, so the values are the same.
+ * out: the point's 32-bit digits with the shift, svi_sobol_value makes them svi_sobol_point's
+ * doubles (only the coordinates a sample reads). */
+void svi_sobol_points(const svi_sobol* so, uint64_t first, int count, uint32_t* out) {
   int dim = so->dim;
   uint32_t x[SVI_SOBOL_MAXDIM];
   for (int j = 0; j < dim; j++) {
@@ -122,11 +129,11 @@ void svi_sobol_points(const svi_sobol* so, uint64_t first, int count, double* ou
     x[j] = a;
   }
   for (int c = 0; c < count; c++) {
-    double* row = out + (size_t)c * dim;
-    for (int j = 0; j < dim; j++) row[j] = ((double)(x[j] ^ so->shift[j]) + 0.5) * 0x1.0p-32;
-    uint64_t k = first + (uint64_t)c, flip = (k ^ (k + 1)) & 0xffffffffULL;
-    for (int b = 0; flip; b++, flip >>= 1)
-      if (flip & 1)
-        for (int j = 0; j < dim; j++) x[j] ^= so->v[j][b];
+    uint32_t* row = out + (size_t)c * dim;
+    for (int j = 0; j < dim; j++) row[j] = x[j] ^ so->shift[j];
+    uint64_t k = first + (uint64_t)c;
+    uint32_t lo = (uint32_t)k;   /* flips above bit 31 are not read (svi_sobol_point's 32 bits) */
+    const uint32_t* pv = so->flip[lo == 0xffffffffu ? 31 : __builtin_ctz(~lo)];
+    for (int j = 0; j < dim; j++) x[j] ^= pv[j];
   }
 }

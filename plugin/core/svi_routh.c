@@ -263,7 +263,7 @@ static double budget_fraction(const svi_impact* s, const svi_routh_config* cfg, 
                               const draws* dr, int N, int step, int i, int nc) {
   if (dr->attempt == 0) {
     if (cfg->budget == SVI_BUDGET_SOBOL && sobol && sobol->dim >= nc * N)
-      return s->sobol_row ? s->sobol_row[step * nc + i] : svi_sobol_point(sobol, dr->k, step * nc + i);
+      return s->sobol_row ? svi_sobol_value(s->sobol_row[step * nc + i]) : svi_sobol_point(sobol, dr->k, step * nc + i);
     return uniform_keyed(dr->key_budget, (dr->k * (uint64_t)N + step) * nc + i);
   }
   return uniform_keyed(dr->key_budget, (uint64_t)step * nc + i);
