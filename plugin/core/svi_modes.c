@@ -1057,13 +1057,11 @@ SVI_AVX2_INLINE int rows_hold_avx2_ng(const svi_impact* s, int p, const __m256d*
 
 /* The feasible patterns at g, in increasing order, into idx: both packed rows of every pattern,
  * then every row of the survivors (the same decisions as the scalar path). */
-SVI_AVX2_INLINE int feasible_avx2_ng(const svi_impact* s, const double* g, int* idx, const int ng,
+SVI_AVX2_INLINE int feasible_avx2_ng(const svi_impact* s, const __m256d* gv, int* idx, const int ng,
                                      const int first) {
   int npad = s->pattern_npad;
   const double* pre = s->pattern_pre;
   uint64_t bits[PATTERN_WORDS];
-  __m256d gv[3 * MODE_MAX_NC];   /* g broadcast once (registers when ng is a constant) */
-  for (int j = 0; j < ng; j++) gv[j] = _mm256_broadcast_sd(g + j);
   alive_avx2_ng(npad, ng, s->pattern_pk, gv, first, bits);
   int nf = 0;
   for (int w = 0; w < (npad + 63) / 64; w++)
@@ -1075,25 +1073,6 @@ SVI_AVX2_INLINE int feasible_avx2_ng(const svi_impact* s, const double* g, int* 
   return nf;
 }
 
-/* first: g's velocity part is the event's u0 (pattern_g0), the partial sums are precomputed */
-__attribute__((target("avx2"))) static int feasible_avx2(const svi_impact* s, const double* g, int ng,
-                                                         int first) {
-  int* idx = s->pattern_idx;
-  if (first) {
-    switch (ng) {
-    case 3: return feasible_avx2_ng(s, g, idx, 3, 1);
-    case 6: return feasible_avx2_ng(s, g, idx, 6, 1);
-    case 9: return feasible_avx2_ng(s, g, idx, 9, 1);
-    default: return feasible_avx2_ng(s, g, idx, ng, 1);
-    }
-  }
-  switch (ng) {
-  case 3: return feasible_avx2_ng(s, g, idx, 3, 0);
-  case 6: return feasible_avx2_ng(s, g, idx, 6, 0);
-  case 9: return feasible_avx2_ng(s, g, idx, 9, 0);
-  default: return feasible_avx2_ng(s, g, idx, ng, 0);
-  }
-}
 #endif
 
 #ifdef SVI_AVX2_KERNELS
@@ -1102,15 +1081,15 @@ __attribute__((target("avx2"))) static int feasible_avx2(const svi_impact* s, co
  * copy by columns, each lane's sum dot_ng's in its order, so the same du and the same decisions.
  * found: the patterns of the distinct outcomes; returns their number. */
 SVI_AVX2_INLINE int outcomes_avx2_ng(const svi_impact* s, int na, const int* idx, const double* g,
-                                     const int ng, double dtol, const int first, int* found) {
+                                     const __m256d* gv, const int ng, double dtol, const int first,
+                                     int* found) {
   enum { VMAX = 2 };   /* m2 <= 6: two vectors */
   const int m2 = 2 * ng / 3, nvec = (m2 + 3) / 4, m2pad = 4 * nvec, j0 = first ? m2 : 1;
   int count = 0;
   const double* upre = s->pattern_pre + 4 * s->pattern_blk0[s->n_patterns];
   double gu[4 * VMAX] = {0}, seen[SVI_ENUM_MAX_SOLS * 4 * VMAX];
   for (int a = 0; a < m2; a++) gu[a] = g[a];
-  __m256d gv[3 * MODE_MAX_NC], sgn = _mm256_set1_pd(-0.0), tol = _mm256_set1_pd(dtol);
-  for (int j = 0; j < ng; j++) gv[j] = _mm256_broadcast_sd(g + j);
+  __m256d sgn = _mm256_set1_pd(-0.0), tol = _mm256_set1_pd(dtol);
   for (int k = 0; k < na; k++) {
     int p = idx[k];
     const double* Uc = s->pattern_uc + (size_t)p * ng * m2pad;
@@ -1137,21 +1116,30 @@ SVI_AVX2_INLINE int outcomes_avx2_ng(const svi_impact* s, int na, const int* idx
   return count;
 }
 
-/* first: as feasible_avx2 */
-__attribute__((target("avx2"))) static int outcomes_avx2(const svi_impact* s, int na, const int* idx,
-                                                         const double* g, int ng, double dtol, int first,
-                                                         int* found) {
+/* One step's distinct outcomes through the packed rows (feasible_avx2_ng, then outcomes_avx2_ng,
+ * g broadcast once for both), inlined for each contact count; first: g's velocity part is the
+ * event's u0 (pattern_g0), the partial sums over it are precomputed. */
+SVI_AVX2_INLINE int step_avx2_ng(const svi_impact* s, const double* g, const int ng, const int first,
+                                 double dtol, int* found) {
+  __m256d gv[3 * MODE_MAX_NC];   /* registers when ng is a constant */
+  for (int j = 0; j < ng; j++) gv[j] = _mm256_broadcast_sd(g + j);
+  int na = feasible_avx2_ng(s, gv, s->pattern_idx, ng, first);
+  return outcomes_avx2_ng(s, na, s->pattern_idx, g, gv, ng, dtol, first, found);
+}
+
+__attribute__((target("avx2"))) static int step_avx2(const svi_impact* s, const double* g, int ng, int first,
+                                                     double dtol, int* found) {
   if (first) {
     switch (ng) {
-    case 3: return outcomes_avx2_ng(s, na, idx, g, 3, dtol, 1, found);
-    case 6: return outcomes_avx2_ng(s, na, idx, g, 6, dtol, 1, found);
-    default: return outcomes_avx2_ng(s, na, idx, g, 9, dtol, 1, found);
+    case 3: return step_avx2_ng(s, g, 3, 1, dtol, found);
+    case 6: return step_avx2_ng(s, g, 6, 1, dtol, found);
+    default: return step_avx2_ng(s, g, 9, 1, dtol, found);
     }
   }
   switch (ng) {
-  case 3: return outcomes_avx2_ng(s, na, idx, g, 3, dtol, 0, found);
-  case 6: return outcomes_avx2_ng(s, na, idx, g, 6, dtol, 0, found);
-  default: return outcomes_avx2_ng(s, na, idx, g, 9, dtol, 0, found);
+  case 3: return step_avx2_ng(s, g, 3, 0, dtol, found);
+  case 6: return step_avx2_ng(s, g, 6, 0, dtol, found);
+  default: return step_avx2_ng(s, g, 9, 0, dtol, found);
   }
 }
 #endif
@@ -1222,8 +1210,11 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
    * precomputed (pattern_prefix) */
   int first = s->pattern_pre_ok;
   for (int a = 0; a < m2; a++) first &= same_bits(g[a], s->pattern_g0[a]);
+  double dtol = 1e-7 * (s->vscale > 1e-12 ? s->vscale : 1e-12);
+  int blocks = 0;   /* the AVX2 path: every row of every pattern checked, the outcomes found */
 #ifdef SVI_AVX2_KERNELS
-  if (!learning && svi_have_avx2()) na = feasible_avx2(s, g, ng, first);   /* every row checked */
+  blocks = !learning && svi_have_avx2();
+  if (blocks) { count = step_avx2(s, g, ng, first, dtol, found); na = 0; }
   else
 #endif
   {
@@ -1231,13 +1222,7 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
     if (learning)
       for (int p = 0; p < total; p++) pass[2 * p] += h1[p] <= t1[p];
   }
-  double dtol = 1e-7 * (s->vscale > 1e-12 ? s->vscale : 1e-12);
-  int blocks = 0;   /* the AVX2 path has checked every row of its na patterns */
-#ifdef SVI_AVX2_KERNELS
-  blocks = !learning && svi_have_avx2();
-  if (blocks) count = outcomes_avx2(s, na, idx, g, ng, dtol, first, found);
-#endif
-  for (int k = 0; k < na && !blocks; k++) {   /* the scalar path: the other rows, then the maps */
+  for (int k = 0; k < na; k++) {   /* the scalar path: the other rows, then the maps */
     int p = idx[k];
     pass[2 * p + 1] += learning;
     int r = s->pattern_row0[p], r1 = s->pattern_row0[p + 1];
