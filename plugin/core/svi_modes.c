@@ -372,17 +372,15 @@ static inline double* pk_at(const svi_impact* s, int p, int k, int j) {
   return s->pattern_pk + (size_t)(p / 4) * 8 * (ng + 2) + 4 * ((ng + 2) * k + j) + p % 4;
 }
 
-/* The partial sums at the event's first step (svi_impact.pattern_pre): the packed rows'
- * (packed_only: after pick_packed_rows, into pattern_pk), else also every block row's, U's and
- * X's. */
-static void pattern_prefix(svi_impact* s, int packed_only) {
+/* The partial sums at the event's first step: the packed rows' (into pattern_pk), every block
+ * row's, U's and X's (pattern_pre). */
+static void pattern_prefix(svi_impact* s) {
   int nc = s->nc, m2 = 2 * nc, ng = 3 * nc, npad = s->pattern_npad, m2pad = (m2 + 3) & ~3;
   const double* g0 = s->pattern_g0;
   double* pre = s->pattern_pre;
   for (int k = 0; k < 2; k++)
     for (int p = 0; p < npad; p++)
       *pk_at(s, p, k, ng + 1) = prefix_sum(s->pattern_first + (size_t)k * ng * npad + p, (size_t)npad, g0, m2);
-  if (packed_only) return;
   int total = s->n_patterns, nblk = s->pattern_blk0[total], bs = 4 * ng + 4;
   double* bp = pre;
   for (int b = 0; b < nblk; b++)
@@ -491,8 +489,6 @@ static void precompute_patterns(svi_impact* s) {
   }
   s->pattern_blk0[total] = nblk;
   s->n_patterns = total;
-  pattern_prefix(s, 0);
-  s->pattern_pre_ok = 1;
 }
 
 /* ---- spatial contacts (nt = 2) ------------------------------------------------------------ */
@@ -1174,7 +1170,12 @@ static void pick_packed_rows(svi_impact* s) {
     set_packed_row(s, 1, p, b2, ng);
   }
   s->pattern_picked = s->pattern_steps;
-  pattern_prefix(s, 1);
+  /* the first step's partial sums for the AVX2 path, which starts after the last pick: only
+   * events sampled that long pay for them */
+  if (s->pattern_steps >= PATTERN_LEARN_STEPS) {
+    pattern_prefix(s);
+    s->pattern_pre_ok = 1;
+  }
 }
 
 
