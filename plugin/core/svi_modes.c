@@ -1212,11 +1212,11 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
   int first = s->pattern_pre_ok;
   for (int a = 0; a < m2; a++) first &= same_bits(g[a], s->pattern_g0[a]);
   double dtol = 1e-7 * (s->vscale > 1e-12 ? s->vscale : 1e-12);
-  int blocks = 0;   /* the AVX2 path: every row of every pattern checked, the outcomes found */
 #ifdef SVI_AVX2_KERNELS
-  blocks = !learning && svi_have_avx2();
-  if (blocks) { count = step_avx2(s, g, ng, first, dtol, found); na = 0; }
-  else
+  if (!learning && svi_have_avx2()) {   /* every row of every pattern checked, the outcomes found */
+    count = step_avx2(s, g, ng, first, dtol, found);
+    na = 0;
+  } else
 #endif
   {
     na = alive_scalar(npad, ng, s->pattern_first, g, t1, t2, h1, h2, idx);
