@@ -940,7 +940,6 @@ void svi_modes_setup(svi_impact* s) {
 
 int svi_modes_supported(const svi_impact* s) { return s->nc <= MODE_MAX_NC; }
 
-
 /* All distinct step outcomes; writes up to SVI_ENUM_MAX_SOLS reduced impulses to s->sols as
  * lambda_bar (nb values each) and returns their number. */
 /* A pattern of (31) has no budget: only SEP and INT modes. */
@@ -1010,7 +1009,8 @@ static int alive_scalar(int npad, int ng, const double* F, const double* g, cons
  * the sums and their order are the same. */
 #define SVI_AVX2_INLINE __attribute__((target("avx2"), always_inline)) static inline
 /* The patterns that pass both packed rows as bits of words (pattern p: bit p % 64 of word p / 64;
- * npad <= 64 PATTERN_WORDS): four patterns a vector, their bits or-ed in without a branch. */
+ * npad <= 64 PATTERN_WORDS): four patterns a vector from their group in pattern_pk, their bits
+ * or-ed in without a branch. */
 #define PATTERN_WORDS 6   /* 7^3 = 343 patterns */
 SVI_AVX2_INLINE void alive_avx2_ng(int npad, const int ng, const double* pk, const __m256d* gv,
                                    const int first, uint64_t* bits) {
@@ -1187,7 +1187,7 @@ static inline int same_bits(double a, double b) {
 }
 
 /* The outcomes of one step through the precomputed rows (nc <= 3): both packed rows of every
- * pattern at once, the patterns that pass them compacted without branches, their other rows
+ * pattern at once, the patterns that pass them as the bits of a word (AVX2), their other rows
  * until one fails, and the maps only for the feasible ones.  Which rows are packed adapts to how
  * often they reject (pick_packed_rows); the order in which rows are tested never changes a row's
  * value, so the outcome does not depend on the history.  Same outcomes, in the same order, as
