@@ -132,6 +132,21 @@ def falling(m, adr=2):
   return qvel
 
 
+def drop_key(m, d, qpos, geoms):
+  """qpos0's height (the geoms DROP above the floor) and the keyframe "impact" (EPS above it,
+  falling at V0)"""
+  z0 = drop_free(m, d, qpos, geoms, clearance=DROP)[2]
+  return z0, (drop_free(m, d, qpos, geoms), falling(m))
+
+
+def stance_states(layout, parts):
+  """the header's initial states of a robot dropped in its stance"""
+  return f"""  Initial states ({layout}):
+    qpos0 (reset) : the stance with the {parts} 5 cm above the floor, at rest (touchdown at
+                    {V_DROP:.4f} m/s).
+    key "impact"  : the stance with the {parts} 1e-4 m above the floor, falling at 1 m/s."""
+
+
 def geoms_named(m, names):
   return [m.geom(n).id for n in names]
 
@@ -195,9 +210,7 @@ def quadruped():
   feet = geoms_named(m, [leg + "_foot" for leg, _, _ in hips])
   qpos = set_joints(m, m.qpos0.copy(), {f"{leg}_{j}": a for leg, (h, k) in stance.items()
                                          for j, a in (("hip", h), ("knee", k))})
-  qkey = drop_free(m, d, qpos, feet)
-  z0 = drop_free(m, d, qpos, feet, clearance=DROP)[2]
-  key = (qkey, falling(m))
+  z0, key = drop_key(m, d, qpos, feet)
   m, d = compile_xml(model_xml(name, defaults, body(z0), key=key))
   leg_mass = mass(m, "FL_thigh")
   torso_mass = mass(m, "torso") - 4 * leg_mass
@@ -223,10 +236,7 @@ def quadruped():
   Contacts: only the four feet collide (with the floor).  mu = 0.5,
 {CONTACTS}
 
-  Initial states (free joint qpos = [x y z qw qx qy qz], then hip, knee per leg FL FR HL HR):
-    qpos0 (reset) : the stance with the feet 5 cm above the floor, at rest (touchdown at
-                    {V_DROP:.4f} m/s).
-    key "impact"  : the stance with the feet 1e-4 m above the floor, falling at 1 m/s.
+{stance_states("free joint qpos = [x y z qw qx qy qz], then hip, knee per leg FL FR HL HR", "feet")}
 -->
 """
   write(name, model_xml(name, defaults, body(z0), plugin=plugin_block(), header=header, key=key))
@@ -279,9 +289,7 @@ def biped():
   soles = geoms_named(m, ["L_sole", "R_sole"])
   qpos = set_joints(m, m.qpos0.copy(), {f"{leg}_{j}": a for leg in "LR"
                                          for j, a in zip(("hip", "knee", "ankle"), pose)})
-  qkey = drop_free(m, d, qpos, soles)
-  z0 = drop_free(m, d, qpos, soles, clearance=DROP)[2]
-  key = (qkey, falling(m))
+  z0, key = drop_key(m, d, qpos, soles)
   m, d = compile_xml(model_xml(name, defaults, body(z0), key=key))
   leg_mass = mass(m, "L_thigh")
   torso_mass = mass(m, "torso") - 2 * leg_mass
@@ -308,10 +316,7 @@ def biped():
   mu = 0.5,
 {CONTACTS}
 
-  Initial states (free joint qpos = [x y z qw qx qy qz], then hip, knee, ankle of L and R):
-    qpos0 (reset) : the stance with the soles 5 cm above the floor, at rest (touchdown at
-                    {V_DROP:.4f} m/s).
-    key "impact"  : the stance with the soles 1e-4 m above the floor, falling at 1 m/s.
+{stance_states("free joint qpos = [x y z qw qx qy qz], then hip, knee, ankle of L and R", "soles")}
 -->
 """
   write(name, model_xml(name, defaults, body(z0), plugin=plugin_block(), header=header, key=key))
@@ -335,11 +340,8 @@ def box_edge():
   qpos = m.qpos0.copy()
   qpos[3:7] = [math.cos(th / 2), math.sin(th / 2), 0, 0]
   box = [m.geom("box").id]
-  qkey = drop_free(m, d, qpos, box)
-  z0 = drop_free(m, d, qpos, box, clearance=DROP)[2]
-  qvel = falling(m)
-  qvel[3] = spin   # about the edge's direction: both corners of the edge approach alike
-  key = (qkey, qvel)
+  z0, key = drop_key(m, d, qpos, box)
+  key[1][3] = spin   # about the edge's direction: both corners of the edge approach alike
   m, d = compile_xml(model_xml(name, defaults, body(z0), key=key))
   Ixx, Iyy, Izz = m.body_inertia[m.body("box").id]
   header = f"""<!--
@@ -513,9 +515,7 @@ def chain():
 
   m, d = compile_xml(model_xml(name, defaults, body(0.3)))
   links = geoms_named(m, ["c%d" % i for i in range(n)])
-  qkey = drop_free(m, d, m.qpos0.copy(), links)
-  z0 = drop_free(m, d, m.qpos0.copy(), links, clearance=DROP)[2]
-  key = (qkey, falling(m))
+  z0, key = drop_key(m, d, m.qpos0.copy(), links)
   m, d = compile_xml(model_xml(name, defaults, body(z0), key=key))
   link_mass, total = m.body_mass[m.body("c0").id], mass(m, "c0")
   header = f"""<!--
