@@ -46,11 +46,6 @@ void svi_matvec_add(int r, int c, const double* A, const double* x, double* y) {
   }
 }
 
-/* four doubles as a GCC vector (AVX in the AVX2 clones, SSE2 pairs in the default ones: the same
- * operations lane by lane) and its bits */
-typedef double svi_v4d __attribute__((vector_size(32)));
-typedef long long svi_v4i __attribute__((vector_size(32)));
-
 /* the pairs of an enumerated step's (75): 3 + nd per contact, nc <= 4, rounded up to 4 */
 #define PAIRS_MAX (7 * 4 + 4)
 
@@ -82,14 +77,14 @@ static size_t carve(svi_impact* s, double* block) {
  * if memory runs out. */
 static void patterns_free(svi_impact* s) {
   void* p[] = {s->pattern_map, s->pattern_ok, s->pattern_row0, s->pattern_F, s->pattern_tau,
-               s->pattern_hits, s->pattern_first, s->pattern_tau1, s->pattern_pass, s->pattern_idx,
-               s->pattern_blk0, s->pattern_blk, s->pattern_h, s->pattern_frow, s->pattern_uc,
+               s->pattern_hits, s->pattern_pass, s->pattern_idx,
+               s->pattern_blk0, s->pattern_blk, s->pattern_frow, s->pattern_uc,
                s->pattern_pre, s->pattern_pk};
   for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) free(p[i]);
   s->pattern_map = NULL; s->pattern_ok = NULL; s->pattern_row0 = NULL; s->pattern_F = NULL;
-  s->pattern_tau = NULL; s->pattern_hits = NULL; s->pattern_first = NULL; s->pattern_tau1 = NULL;
+  s->pattern_tau = NULL; s->pattern_hits = NULL;
   s->pattern_pass = NULL; s->pattern_idx = NULL; s->pattern_blk0 = NULL; s->pattern_blk = NULL;
-  s->pattern_h = NULL; s->pattern_frow = NULL; s->pattern_uc = NULL; s->pattern_pre = NULL;
+  s->pattern_frow = NULL; s->pattern_uc = NULL; s->pattern_pre = NULL;
   s->pattern_pk = NULL;
   s->pattern_cap = 0;
   s->pattern_pre_ok = 0;
@@ -107,21 +102,18 @@ static int patterns_alloc(svi_impact* s) {
   s->pattern_F = malloc(sizeof(double) * (size_t)np * 8 * pc * 3 * pc);
   s->pattern_tau = malloc(sizeof(double) * (size_t)np * 8 * pc);
   s->pattern_hits = malloc(sizeof(int) * (size_t)np * 8 * pc);
-  s->pattern_first = malloc(sizeof(double) * (size_t)npad * 2 * 3 * pc);
-  s->pattern_tau1 = malloc(sizeof(double) * (size_t)npad * 2);
   s->pattern_pass = malloc(sizeof(int) * (size_t)npad * 2);
   s->pattern_idx = malloc(sizeof(int) * (size_t)(npad + 4));
   s->pattern_blk0 = malloc(sizeof(int) * (size_t)(np + 1));
   s->pattern_blk = malloc(sizeof(double) * (size_t)np * 2 * pc * (4 * 3 * pc + 4));
-  s->pattern_h = malloc(sizeof(double) * (size_t)npad * 2);
   s->pattern_frow = malloc(sizeof(int) * (size_t)npad * 2);
   s->pattern_uc = malloc(sizeof(double) * (size_t)np * (3 * pc) * (pc <= 2 ? 4 : 8));
   /* the prefixes: blocks 4 x np 2 pc, U np x m2pad, X np x 2 pc; the packed groups */
   s->pattern_pre = malloc(sizeof(double) * (size_t)np * (8 * pc + (pc <= 2 ? 4 : 8) + 2 * pc));
   s->pattern_pk = malloc(sizeof(double) * (size_t)(npad / 4) * 2 * (3 * pc + 2) * 4);
   if (!s->pattern_map || !s->pattern_ok || !s->pattern_row0 || !s->pattern_F || !s->pattern_tau ||
-      !s->pattern_hits || !s->pattern_first || !s->pattern_tau1 || !s->pattern_pass ||
-      !s->pattern_idx || !s->pattern_blk0 || !s->pattern_blk || !s->pattern_h || !s->pattern_frow ||
+      !s->pattern_hits || !s->pattern_pass ||
+      !s->pattern_idx || !s->pattern_blk0 || !s->pattern_blk || !s->pattern_frow ||
       !s->pattern_uc || !s->pattern_pre || !s->pattern_pk) {
     patterns_free(s);
     return 0;

@@ -43,6 +43,11 @@ static inline void svi_order_ready(svi_lazy_order* o) {
 #define SVI_SIMD_FMA
 #endif
 
+/* four doubles as a GCC vector (AVX in the AVX2 clones, SSE2 pairs in the default ones: the same
+ * operations lane by lane), and its bits or a comparison's lanes (-1 true, 0 false) */
+typedef double svi_v4d __attribute__((vector_size(32)));
+typedef long long svi_v4i __attribute__((vector_size(32)));
+
 /* the structure-exploiting Lemke of svi_lowrank.c (per-contact blocks + the rank-nv coupling) */
 typedef struct svi_lr svi_lr;
 svi_lr* svi_lr_create(int nc_max, int nv_max);
@@ -124,12 +129,8 @@ struct svi_impact {
   double* pattern_F;
   double* pattern_tau;
   int*    pattern_hits;    /* how often each row rejected */
-  /* each pattern's two most rejecting rows, packed by coordinate for evaluating all patterns at
-   * once: pattern_first (2 x 3nc x pattern_npad), pattern_tau1 (2 x npad), pattern_frow (their
-   * indices in pattern_F, 2 per pattern) */
-  double* pattern_first;
-  double* pattern_tau1;
-  double* pattern_h;       /* scratch: 2 x npad */
+  /* each pattern's two most rejecting rows, packed for evaluating all patterns at once: in
+   * pattern_pk (below), their indices in pattern_F in pattern_frow (2 per pattern) */
   int*    pattern_frow;
   int*    pattern_pass;    /* 2 per pattern: steps passing the first, and both packed rows */
   int*    pattern_idx;     /* scratch: the patterns that pass both (npad + 4) */
@@ -143,9 +144,8 @@ struct svi_impact {
    * pattern); the packed rows' are in pattern_pk */
   double* pattern_pre;
   double  pattern_g0[8];   /* g's velocity part at u0 (2nc values) */
-  /* the packed rows again by groups of 4 patterns, for the AVX2 kernel: per group and packed row
-   * its 3nc coefficients, tau and the first step's partial sum, 4 values each (one pointer a
-   * group, constant offsets) */
+  /* the packed rows by groups of 4 patterns: per group and packed row its 3nc coefficients, tau
+   * and the first step's partial sum, 4 values each (one pointer a group, constant offsets) */
   double* pattern_pk;
   int     pattern_pre_ok;
   /* spatial enumeration (nt = 2), per contact and mode (svi_modes.c): the mode's unknowns and

@@ -380,7 +380,7 @@ static void pattern_prefix(svi_impact* s) {
   double* pre = s->pattern_pre;
   for (int k = 0; k < 2; k++)
     for (int p = 0; p < npad; p++)
-      *pk_at(s, p, k, ng + 1) = prefix_sum(s->pattern_first + (size_t)k * ng * npad + p, (size_t)npad, g0, m2);
+      *pk_at(s, p, k, ng + 1) = prefix_sum(pk_at(s, p, k, 0), 4, g0, m2);
   int total = s->n_patterns, nblk = s->pattern_blk0[total], bs = 4 * ng + 4;
   double* bp = pre;
   for (int b = 0; b < nblk; b++)
@@ -463,12 +463,9 @@ static void precompute_patterns(svi_impact* s) {
   memset(s->pattern_hits, 0, sizeof(int) * (size_t)nrow);
   s->pattern_npad = (total + 3) & ~3;
   s->pattern_steps = 0;
-  memset(s->pattern_first, 0, sizeof(double) * (size_t)2 * ng * s->pattern_npad);
   memset(s->pattern_pass, 0, sizeof(int) * (size_t)2 * s->pattern_npad);
   s->pattern_picked = 0;
-  memset(s->pattern_tau1, 0, sizeof(double) * (size_t)2 * s->pattern_npad);
   for (int p = 0; p < total; p++) s->pattern_frow[2 * p] = s->pattern_frow[2 * p + 1] = -1;
-  for (int p = total; p < s->pattern_npad; p++) s->pattern_tau1[p] = s->pattern_tau1[s->pattern_npad + p] = -1;
   memset(s->pattern_pk, 0, sizeof(double) * (size_t)(s->pattern_npad / 4) * 8 * (ng + 2));
   for (int p = total; p < s->pattern_npad; p++) *pk_at(s, p, 0, ng) = *pk_at(s, p, 1, ng) = -1;
   s->n_patterns = total;
@@ -948,30 +945,6 @@ static int planar_has_budget(const int* mode, int nc) {
   return 0;
 }
 
-/* both packed rows of every pattern: h1 = F1 g, h2 = F2 g (F2 follows F1) */
-SVI_SIMD static void kern_rows2(int np, int npad, int ng, const double* restrict F, const double* g,
-                                double* restrict h1, double* restrict h2) {
-  const double* F2 = F + (size_t)ng * npad;
-  if (ng == 6) {
-    const double *a0 = F, *a1 = F + npad, *a2 = F + 2 * (size_t)npad, *a3 = F + 3 * (size_t)npad,
-                 *a4 = F + 4 * (size_t)npad, *a5 = F + 5 * (size_t)npad;
-    const double *b0 = F2, *b1 = F2 + npad, *b2 = F2 + 2 * (size_t)npad, *b3 = F2 + 3 * (size_t)npad,
-                 *b4 = F2 + 4 * (size_t)npad, *b5 = F2 + 5 * (size_t)npad;
-    double g0 = g[0], g1 = g[1], g2 = g[2], g3 = g[3], g4 = g[4], g5 = g[5];
-    for (int p = 0; p < np; p++) {
-      h1[p] = a0[p] * g0 + a1[p] * g1 + a2[p] * g2 + a3[p] * g3 + a4[p] * g4 + a5[p] * g5;
-      h2[p] = b0[p] * g0 + b1[p] * g1 + b2[p] * g2 + b3[p] * g3 + b4[p] * g4 + b5[p] * g5;
-    }
-    return;
-  }
-  for (int p = 0; p < np; p++) { h1[p] = F[p] * g[0]; h2[p] = F2[p] * g[0]; }
-  for (int j = 1; j < ng; j++) {
-    const double *f = F + (size_t)j * npad, *f2 = F2 + (size_t)j * npad;
-    double gj = g[j];
-    for (int p = 0; p < np; p++) { h1[p] += f[p] * gj; h2[p] += f2[p] * gj; }
-  }
-}
-
 /* a . g for the 3, 6 or 9 values of one pattern row (fixed lengths unroll) */
 static inline double dot_ng(const double* a, const double* g, int ng) {
   switch (ng) {
@@ -989,18 +962,49 @@ static inline double dot_ng(const double* a, const double* g, int ng) {
 }
 
 /* The patterns that pass both packed rows, in increasing order, into idx; returns how many.
- * Padding patterns (np .. npad-1) have zero rows and tau = -1: they never pass.  The AVX2 twin
- * forms the same sums in the same order (no fused multiply-add) and compares exactly, so both
- * give the same set. */
-static int alive_scalar(int npad, int ng, const double* F, const double* g, const double* t1,
-                        const double* t2, double* h1, double* h2, int* idx) {
-  kern_rows2(npad, npad, ng, F, g, h1, h2);
-  int na = 0;
-  for (int p = 0; p < npad; p++) {
-    idx[na] = p;
-    na += (h1[p] <= t1[p]) & (h2[p] <= t2[p]);
+ * Both rows of a group of four patterns (pattern_pk) four lanes a GCC vector, each lane's sum
+ * over j in increasing order as the AVX2 kernel forms it (no fused multiply-add), compared
+ * exactly: both give the same set.  Padding patterns (np .. npad-1) have zero rows and tau = -1:
+ * they never pass.  pass (learning steps, else NULL): counts the patterns that pass the first. */
+static inline __attribute__((always_inline)) int alive_ng(const svi_impact* s, const double* g, int* idx,
+                                                          int* pass, const int ng) {
+  const int gs = 8 * (ng + 2), k1 = 4 * (ng + 2);   /* a group's doubles; packed row 1's offset */
+  int npad = s->pattern_npad, total = s->n_patterns, na = 0;
+  for (int p = 0; p < npad; p += 4) {
+    const double* P = s->pattern_pk + (size_t)(p / 4) * gs;
+    svi_v4d f, a, b, t;
+    svi_v4d gj = {g[0], g[0], g[0], g[0]};
+    memcpy(&f, P, sizeof(f));
+    a = f * gj;
+    memcpy(&f, P + k1, sizeof(f));
+    b = f * gj;
+    for (int j = 1; j < ng; j++) {
+      gj = (svi_v4d){g[j], g[j], g[j], g[j]};
+      memcpy(&f, P + 4 * j, sizeof(f));
+      a += f * gj;
+      memcpy(&f, P + k1 + 4 * j, sizeof(f));
+      b += f * gj;
+    }
+    memcpy(&t, P + 4 * ng, sizeof(t));
+    svi_v4i ok1 = a <= t;
+    memcpy(&t, P + k1 + 4 * ng, sizeof(t));
+    svi_v4i ok = ok1 & (b <= t);
+    for (int l = 0; l < 4; l++) {
+      idx[na] = p + l;
+      na += (int)(ok[l] & 1);
+      if (pass && p + l < total) pass[2 * (p + l)] += (int)(ok1[l] & 1);
+    }
   }
   return na;
+}
+
+SVI_SIMD static int alive_scalar(const svi_impact* s, const double* g, int* idx, int* pass) {
+  switch (3 * s->nc) {
+  case 3: return alive_ng(s, g, idx, pass, 3);
+  case 6: return alive_ng(s, g, idx, pass, 6);
+  case 9: return alive_ng(s, g, idx, pass, 9);
+  default: return alive_ng(s, g, idx, pass, 3 * s->nc);
+  }
 }
 
 #ifdef SVI_AVX2_KERNELS
@@ -1140,14 +1144,11 @@ __attribute__((target("avx2"))) static int step_avx2(const svi_impact* s, const 
 }
 #endif
 
-/* put row r of pattern p in packed slot k (0 or 1); r < 0: a row that never rejects */
+/* put row r of pattern p in packed slot k (0 or 1) of pattern_pk; r < 0: a row that never rejects */
 static void set_packed_row(svi_impact* s, int k, int p, int r, int ng) {
-  double* F = s->pattern_first + (size_t)k * ng * s->pattern_npad;
   s->pattern_frow[2 * p + k] = r;
-  s->pattern_tau1[k * s->pattern_npad + p] = r >= 0 ? s->pattern_tau[r] : 1.0;
-  for (int j = 0; j < ng; j++) F[(size_t)j * s->pattern_npad + p] = r >= 0 ? s->pattern_F[(size_t)r * ng + j] : 0.0;
-  for (int j = 0; j < ng; j++) *pk_at(s, p, k, j) = F[(size_t)j * s->pattern_npad + p];
-  *pk_at(s, p, k, ng) = s->pattern_tau1[k * s->pattern_npad + p];
+  for (int j = 0; j < ng; j++) *pk_at(s, p, k, j) = r >= 0 ? s->pattern_F[(size_t)r * ng + j] : 0.0;
+  *pk_at(s, p, k, ng) = r >= 0 ? s->pattern_tau[r] : 1.0;
 }
 
 /* each pattern's packed rows: the two that rejected it most often so far.  Since the last pick
@@ -1195,15 +1196,13 @@ static inline int same_bits(double a, double b) {
 static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, const double* u,
                                                                 const double* lmax, double r01,
                                                                 double* pick, const int nc) {
-  int nb = 3 * nc, m2 = 2 * nc, ng = 3 * nc, total = s->n_patterns, npad = s->pattern_npad;
+  int nb = 3 * nc, m2 = 2 * nc, ng = 3 * nc, total = s->n_patterns;
   double g[3 * MODE_MAX_NC], x[2 * MODE_MAX_NC], up[2 * MODE_MAX_NC], du[2 * MODE_MAX_NC];
   for (int i = 0; i < nc; i++) {
     g[2 * i] = u[i];
     g[2 * i + 1] = u[nc + 2 * i];
     g[m2 + i] = lmax[i];
   }
-  double *h1 = s->pattern_h, *h2 = h1 + npad;
-  const double *t1 = s->pattern_tau1, *t2 = t1 + npad;
   int *idx = s->pattern_idx, *pass = s->pattern_pass, na, count = 0, found[SVI_ENUM_MAX_SOLS];
   long long st = ++s->pattern_steps;
   int learning = st <= PATTERN_LEARN_STEPS;   /* the packed rows are still being chosen */
@@ -1219,9 +1218,7 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
   } else
 #endif
   {
-    na = alive_scalar(npad, ng, s->pattern_first, g, t1, t2, h1, h2, idx);
-    if (learning)
-      for (int p = 0; p < total; p++) pass[2 * p] += h1[p] <= t1[p];
+    na = alive_scalar(s, g, idx, learning ? pass : NULL);
   }
   for (int k = 0; k < na; k++) {   /* the scalar path: the other rows, then the maps */
     int p = idx[k];
