@@ -363,6 +363,8 @@ static int run_alg2(const char* name, int lg, int threads) {
 /* 5. A tower of K free boxes (0.2 m cubes, 1 kg) with C contacts per face on a grid (3-D
  * friction, mu 0.6), the top one landing at 1 m/s: setup and one sample of its event, best of
  * reps, with each solver forced, and the automatic choice. */
+enum { TOWER_KMAX = 8, TOWER_CMAX = 25 };   /* the largest tower of table 5 */
+
 static void tower_problem(int K, int C, double* M, double* Jn, double* Jt, double* mu, double* v) {
   int nv = 6 * K, nc = K * C, g = (int)ceil(sqrt((double)C));
   memset(M, 0, sizeof(double) * nv * nv);
@@ -396,7 +398,7 @@ static void tower_problem(int K, int C, double* M, double* Jn, double* Jt, doubl
 
 static double tower_time(const svi_problem_def* def, svi_solver solver, int reps) {
   svi_impact* s = svi_impact_create(def->nv, def->nc, def->nt);
-  double best = INFINITY, v[6 * 8];
+  double best = INFINITY, v[6 * TOWER_KMAX];
   if (!s) return NAN;
   svi_impact_set_solver(s, solver);
   svi_routh_config rc = svi_routh_default_config();
@@ -427,7 +429,7 @@ static void table_solvers(int quick) {
   printf("| boxes K | nv | contacts per face C | impulse rows nb | nb / nv | dense us | low-rank us | low-rank / dense | auto picks |\n");
   printf("|---|---|---|---|---|---|---|---|---|\n");
   static const int Ks[] = {1, 2, 3, 4, 6, 8}, Cs[] = {4, 9, 16, 25};
-  enum { KMAX = 8, CMAX = 25 };
+  enum { KMAX = TOWER_KMAX, CMAX = TOWER_CMAX };
   double* M = malloc(sizeof(double) * 36 * KMAX * KMAX);
   double* Jn = malloc(sizeof(double) * KMAX * CMAX * 6 * KMAX);
   double* Jt = malloc(sizeof(double) * 2 * KMAX * CMAX * 6 * KMAX);
