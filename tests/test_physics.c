@@ -541,15 +541,69 @@ static void test_pruning_exact(void) {
          "%lld of %lld patterns solved (%.1f %%)\n", compared, multi, with, without, 100.0 * with / without);
 }
 
+/* a random spatial event of one or two contacts (t odd: two) with friction up to 5 */
+static void spatial_event(rp_problem* p, int t, uint64_t seed) {
+  random_impact(p, (uint64_t)t + seed, 0);
+  p->nt = 2;
+  p->nc = 1 + t % 2;
+  for (int i = 0; i < p->nc * 2 * p->nv; i++) p->Jt[i] = 2 * rnd(t, 7000 + i) - 1;
+  for (int i = 0; i < p->nc; i++) p->mu[i] = 5 * rnd(t, 7100 + i);
+}
+
+/* The spatial enumeration keeps each pattern's factor of K for the event (svi_modes.c,
+ * mode_factor / mode_solve): a step solved with the factors of earlier steps gives the outcomes
+ * of the same step solved by a fresh instance, which factors every pattern anew, bit for bit.
+ * Random one- and two-contact spatial events, high friction (non-unique steps), few velocities
+ * (singular patterns: the normal-equations path is kept too), five steps each at varied budgets
+ * and velocities, every event set up on the same instance. */
+static void test_spatial_factor_cache(void) {
+  int compared = 0, differ = 0, multi = 0;
+  long long solved = 0, factored = 0, singular = 0;
+  svi_impact* a = svi_impact_create(RP_NV, 2, 2);   /* one instance for every event: a factor
+                                                      * kept from an earlier event would show */
+  for (int t = 0; t < 300; t++) {
+    rp_problem p;
+    spatial_event(&p, t, 9191);
+    svi_problem_def def = rp_def(&p);
+    if (svi_impact_setup(a, &def, NULL, 0) != SVI_OK) continue;
+    int nb = a->nb;
+    double lmax[4], u[32];
+    memcpy(u, a->u0, sizeof(double) * nb);
+    for (int step = 0; step < 5; step++) {
+      double scale = pow(10, -2 + 2.5 * rnd(t, 80 + step));
+      for (int i = 0; i < a->nc; i++) lmax[i] = scale * (0.2 + rnd(t, 90 + 4 * step + i)) * svi_impact_reference_impulse(a);
+      svi_impact* b = svi_impact_create(def.nv, def.nc, 2);
+      if (svi_impact_setup(b, &def, NULL, 0) != SVI_OK) { svi_impact_destroy(b); break; }
+      long long s0 = a->patterns_solved, f0 = a->patterns_factored;
+      int na = svi_modes_enumerate(a, u, lmax), nbb = svi_modes_enumerate(b, u, lmax);
+      solved += a->patterns_solved - s0;
+      factored += a->patterns_factored - f0;
+      singular += b->patterns_singular;
+      compared++;
+      multi += na > 1;
+      int same = na == nbb && !memcmp(a->sols, b->sols, sizeof(double) * (size_t)(na * nb));
+      svi_impact_destroy(b);
+      if (!same) { differ++; break; }
+      if (na == 0) break;
+      svi_impact_add_w(a, a->sols + (step % na) * nb, u);   /* on from one of the outcomes */
+    }
+  }
+  svi_impact_destroy(a);
+  CHECK(compared > 600, "factor cache: compared %d steps", compared);
+  CHECK(multi > 0, "factor cache: %d steps with several outcomes", multi);
+  CHECK(singular > 0, "factor cache: %lld singular patterns", singular);
+  CHECK(factored < solved / 2, "factor cache: %lld of %lld patterns factored", factored, solved);
+  CHECK(differ == 0, "factor cache: %d of %d steps came out differently", differ, compared);
+  printf("factor cache: %d steps (%d with several outcomes) bit-identical with a fresh instance; "
+         "%lld of %lld patterns factored, %lld singular in the fresh ones\n", compared, multi, factored, solved,
+         singular);
+}
+
 static void test_spatial_modes_vs_enumeration(void) {
   int invalid = 0, missed = 0, extra = 0, compared = 0, multi = 0;
   for (int t = 0; t < 600; t++) {
     rp_problem p;
-    random_impact(&p, (uint64_t)t + 8484, 0);
-    p.nt = 2;
-    p.nc = 1 + t % 2;
-    for (int i = 0; i < p.nc * 2 * p.nv; i++) p.Jt[i] = 2 * rnd(t, 7000 + i) - 1;
-    for (int i = 0; i < p.nc; i++) p.mu[i] = 5 * rnd(t, 7100 + i);
+    spatial_event(&p, t, 8484);
     if (p.nc == 2 && t % 3 == 0) {   /* contact 1 at rest: it may stick, lift or slide */
       double vn = 0, jj = 0;
       for (int k = 0; k < p.nv; k++) { vn += p.Jn[p.nv + k] * p.v[k]; jj += p.Jn[p.nv + k] * p.Jn[p.nv + k]; }
@@ -890,6 +944,7 @@ int main(int argc, char** argv) {
   test_ap_pile(argc > 1 ? argv[1] : SVI_TEST_DATA);
   test_pruning_exact();
   test_spatial_modes_vs_enumeration();
+  test_spatial_factor_cache();
   test_spatial_random_lemke_misses();
   test_determinism();
   test_tracked_velocity();

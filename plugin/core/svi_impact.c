@@ -158,7 +158,10 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
     s->sm_wd = malloc(sizeof(double) * (size_t)sc * 19 * 3 * 3 * sc);
     s->sm_vf = malloc(sizeof(double) * (size_t)sc * 19 * 3 * sc);
     s->sm_xf = malloc(sizeof(double) * (size_t)sc * 19 * 3);
-    if (!s->smode || !s->sm_wd || !s->sm_vf || !s->sm_xf) { svi_impact_destroy(s); return NULL; }
+    if (!s->smode || !s->sm_wd || !s->sm_vf || !s->sm_xf || !svi_smode_fac_alloc(s)) {
+      svi_impact_destroy(s);
+      return NULL;
+    }
   }
   /* last: an allocation earlier in this sequence moves the pattern maps' heap addresses, which
    * moved the per-sample medians of the small examples by 10-15 % (svi_lcp.c, the eta file) */
@@ -182,6 +185,8 @@ void svi_impact_destroy(svi_impact* s) {
   free(s->sm_wd);
   free(s->sm_vf);
   free(s->sm_xf);
+  free(s->sm_fac);
+  free(s->sm_kf);
   patterns_free(s);
 
   free(s->Ant_routh);

@@ -87,6 +87,7 @@ struct svi_impact {
   int     step_solve;   /* svi_impact_set_step_solve: no per-event pattern maps */
   int     no_prune;     /* tests only: the direct enumerations solve every pattern */
   long long patterns_solved;   /* patterns the direct enumerations have solved (tests) */
+  long long patterns_factored, patterns_singular;   /* of which factored, singular (tests) */
   double  anorm_routh, anorm_ap;   /* |A|_inf of (75), (31) (an upper bound without dense) */
   svi_lr* lr;
   double* lr_scratch;   /* 2 n_routh + 2 nv */
@@ -153,6 +154,8 @@ struct svi_impact {
    * the budget and Wr times it (per step) */
   struct svi_smode* smode;
   double *sm_wd, *sm_vf, *sm_xf;
+  struct svi_mode_fac* sm_fac;   /* per pattern of up to two contacts: K's factor (per event) */
+  double* sm_kf;                 /* and K and the factor's values */
   int     smode_ready;   /* the per-event tables are built for the current problem */
   double* sm_c;   /* per contact and mode, per reduced row: [min, max] of Wr x over the mode's
                    * impulses and a magnitude (svi_modes.c, mode_bounds; per step) */
@@ -325,6 +328,7 @@ static inline int svi_modes_for_sampling(const svi_impact* s) { return s->nt == 
 static inline int svi_modes_cheap(const svi_impact* s) { return s->nt == 1 ? s->nc <= 3 : s->nc <= 2; }
 void svi_modes_setup(svi_impact* s);
 struct svi_smode* svi_smode_alloc(int nc);   /* the spatial mode table of nc contacts (malloc) */
+int svi_smode_fac_alloc(svi_impact* s);   /* sm_fac, sm_kf (malloc); 0 on failure */
 /* (31) at s->q (z into s->z): plain Lemke, then up to 3 randomly perturbed retries drawn from key
  * while the physical residual rejects the solution (svi_routh.c) */
 int svi_ap_lemke(svi_impact* s, const svi_lcp_options* o, uint64_t key, svi_lcp_info* li,

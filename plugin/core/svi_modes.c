@@ -42,54 +42,89 @@ static int row_n(const svi_impact* s, int i) { (void)s; return i; }
 static int row_t(const svi_impact* s, int i) { return s->nc + 2 * i; }
 
 /* Solve K y = r (k x k) by Gaussian elimination with partial pivoting; singular systems by
- * the regularised normal equations.  Returns 0 if no y satisfies K y = r to tol. */
-static int solve_mode(int k, double* K, double* r, double* y, double tol, int* was_singular) {
+ * the regularised normal equations.  The elimination is split in two: mode_factor does
+ * everything that depends on K only (the pivots, the multipliers, U; for a singular K the
+ * Cholesky factor of K^T K + delta I), mode_solve the operations on r, in the order the combined
+ * elimination made them, so a factor kept for a pattern (spatial_pattern: K is a per-event
+ * constant) solves every later right-hand side with the same bits. */
+enum { MF_NONE, MF_LU, MF_SING, MF_FAIL };   /* not factored, LU, singular (Cholesky), no solution */
+struct svi_mode_fac {
+  int state, k;
+  int piv[KMAX];   /* the row swapped with row c at column c */
+  double kn;       /* max |K_ij| */
+};
+
+/* F (k x k): the multipliers below the diagonal (each written at its column's step and never
+ * swapped after it: the later swaps move columns >= their own only) and U on and above it; or,
+ * for a singular K, the Cholesky factor of N = K^T K + (1e-13 kn^2 + 1e-300) I */
+static void mode_factor(struct svi_mode_fac* h, int k, const double* K, double* F) {
   double kn = 0;
   for (int i = 0; i < k * k; i++) { double a = fabs(K[i]); if (a > kn) kn = a; }
-  double A[KMAX][KMAX], b[KMAX];
-  for (int i = 0; i < k; i++) { b[i] = r[i]; for (int j = 0; j < k; j++) A[i][j] = K[i * k + j]; }
+  h->k = k;
+  h->kn = kn;
+  memcpy(F, K, sizeof(double) * k * k);
   double sing = 1e-10 * kn;
-  int singular = 0;
   for (int c = 0; c < k; c++) {
     int p = c;
-    double best = fabs(A[c][c]);
-    for (int i = c + 1; i < k; i++) if (fabs(A[i][c]) > best) { best = fabs(A[i][c]); p = i; }
-    if (!(best > sing)) { singular = 1; break; }
-    if (p != c) {
-      for (int j = c; j < k; j++) { double t = A[c][j]; A[c][j] = A[p][j]; A[p][j] = t; }
-      double t = b[c]; b[c] = b[p]; b[p] = t;
+    double best = fabs(F[c * k + c]);
+    for (int i = c + 1; i < k; i++) if (fabs(F[i * k + c]) > best) { best = fabs(F[i * k + c]); p = i; }
+    if (!(best > sing)) {   /* (K^T K + delta I) y = K^T r: the minimum-norm solution as delta -> 0 */
+      for (int i = 0; i < k; i++) {
+        for (int j = 0; j < k; j++) {
+          double sum = 0;
+          for (int m = 0; m < k; m++) sum += K[m * k + i] * K[m * k + j];
+          F[i * k + j] = sum;
+        }
+        F[i * k + i] += 1e-13 * kn * kn + 1e-300;
+      }
+      h->state = svi_cholesky(k, F) ? MF_SING : MF_FAIL;
+      return;
     }
-    double inv = 1.0 / A[c][c];
+    h->piv[c] = p;
+    if (p != c)
+      for (int j = c; j < k; j++) { double t = F[c * k + j]; F[c * k + j] = F[p * k + j]; F[p * k + j] = t; }
+    double inv = 1.0 / F[c * k + c];
     for (int i = c + 1; i < k; i++) {
-      double f = A[i][c] * inv;
+      double f = F[i * k + c] * inv;
+      F[i * k + c] = f;
       if (f == 0) continue;
-      for (int j = c + 1; j < k; j++) A[i][j] -= f * A[c][j];
-      b[i] -= f * b[c];
+      for (int j = c + 1; j < k; j++) F[i * k + j] -= f * F[c * k + j];
     }
   }
-  *was_singular = singular;
-  if (!singular) {
+  h->state = MF_LU;
+}
+
+/* y with K y = r from mode_factor's h, F (and K for a singular K).  Returns 0 if no y satisfies
+ * K y = r to tol. */
+static int mode_solve(const struct svi_mode_fac* h, const double* K, const double* F, const double* r,
+                      double* y, double tol) {
+  int k = h->k;
+  if (h->state == MF_FAIL) return 0;
+  if (h->state == MF_LU) {
+    double b[KMAX];
+    for (int i = 0; i < k; i++) b[i] = r[i];
+    for (int c = 0; c < k; c++) {
+      int p = h->piv[c];
+      if (p != c) { double t = b[c]; b[c] = b[p]; b[p] = t; }
+      for (int i = c + 1; i < k; i++) {
+        double f = F[i * k + c];
+        if (f == 0) continue;
+        b[i] -= f * b[c];
+      }
+    }
     for (int c = k - 1; c >= 0; c--) {
       double sum = b[c];
-      for (int j = c + 1; j < k; j++) sum -= A[c][j] * y[j];
-      y[c] = sum / A[c][c];
+      for (int j = c + 1; j < k; j++) sum -= F[c * k + j] * y[j];
+      y[c] = sum / F[c * k + c];
     }
     return 1;
   }
-  /* (K^T K + delta I) y = K^T r: the minimum-norm solution in the limit delta -> 0 */
-  double N[KMAX * KMAX];
+  double kn = h->kn;
   for (int i = 0; i < k; i++) {
     y[i] = 0;
     for (int m = 0; m < k; m++) y[i] += K[m * k + i] * r[m];
-    for (int j = 0; j < k; j++) {
-      double sum = 0;
-      for (int m = 0; m < k; m++) sum += K[m * k + i] * K[m * k + j];
-      N[i * k + j] = sum;
-    }
-    N[i * k + i] += 1e-13 * kn * kn + 1e-300;
   }
-  if (!svi_cholesky(k, N)) return 0;
-  svi_cholesky_solve(k, N, y);
+  svi_cholesky_solve(k, F, y);
   /* Iterated Tikhonov: y += (K^T K + delta I)^-1 K^T (r - K y) removes the delta bias, so a
    * consistent singular pattern is solved to rounding (what the physical residual asks).  Only
    * while needed: most singular patterns are either solved to rounding at once or clearly
@@ -112,9 +147,18 @@ static int solve_mode(int k, double* K, double* r, double* y, double tol, int* w
       for (int m = 0; m < k; m++) sum += K[m * k + i] * e[m];
       g[i] = sum;
     }
-    svi_cholesky_solve(k, N, g);
+    svi_cholesky_solve(k, F, g);
     for (int i = 0; i < k; i++) y[i] += g[i];
   }
+}
+
+/* both halves at once, for a K solved once */
+static int solve_mode(int k, const double* K, const double* r, double* y, double tol, int* was_singular) {
+  struct svi_mode_fac h;
+  double F[KMAX * KMAX];
+  mode_factor(&h, k, K, F);
+  *was_singular = h.state != MF_LU;
+  return mode_solve(&h, K, F, r, y, tol);
 }
 
 /* Step outcomes are told apart by their velocity change du (m values): a new one (no kept outcome
@@ -517,6 +561,17 @@ struct svi_smode {
 
 struct svi_smode* svi_smode_alloc(int nc) { return malloc(sizeof(struct svi_smode) * (size_t)nc * S_MODES); }
 
+/* the factors kept per pattern: up to SM_FAC_NC contacts (19^2 patterns of at most 6 unknowns) */
+#define SM_FAC_NC 2
+#define SM_FAC_K (3 * SM_FAC_NC)
+enum { SM_FAC_PATTERNS = S_MODES * S_MODES };
+
+int svi_smode_fac_alloc(svi_impact* s) {
+  s->sm_fac = malloc(sizeof(struct svi_mode_fac) * SM_FAC_PATTERNS);
+  s->sm_kf = malloc(sizeof(double) * SM_FAC_PATTERNS * 2 * SM_FAC_K * SM_FAC_K);
+  return s->sm_fac && s->sm_kf;
+}
+
 static void smode_build(struct svi_smode* q, int md, double mu) {
   memset(q, 0, sizeof(*q));
   if (md == S_SEP) return;
@@ -567,6 +622,7 @@ static void spatial_setup(svi_impact* s) {
 static void spatial_tables(svi_impact* s) {
   int nc = s->nc, m3 = 3 * nc;
   s->smode_ready = 1;
+  for (int p = 0; p < SM_FAC_PATTERNS; p++) s->sm_fac[p].state = MF_NONE;   /* a new event */
   for (int i = 0; i < nc; i++)
     for (int md = 0; md < S_MODES; md++) {
       struct svi_smode* q = s->smode + i * S_MODES + md;
@@ -602,7 +658,7 @@ static void spatial_step_setup(svi_impact* s, const double* lmax) {
  * x = x_fixed + sum_j dir_j y_j with the unknowns y from the pattern's equations
  * eq_e . (u + Wr x_fixed + sum_j (Wr dir_j) y_j) = 0, every product with Wr taken from the
  * tables (spatial_setup, spatial_step_setup).  Returns 0 if the equations have no solution. */
-static int spatial_pattern(const svi_impact* s, const int* mode, const double* ur, double* x, double* up) {
+static int spatial_pattern(svi_impact* s, const int* mode, const double* ur, double* x, double* up) {
   int nc = s->nc, m3 = 3 * nc, k = 0;
   const double* wd[KMAX];
   const combo *dir[KMAX], *eq[KMAX];
@@ -625,20 +681,38 @@ static int spatial_pattern(const svi_impact* s, const int* mode, const double* u
     }
   }
   if (k == 0) return 1;
-  double K[KMAX * KMAX], r[KMAX], y[KMAX];
+  double r[KMAX], y[KMAX];
   for (int e = 0; e < k; e++) {
     const combo* c = eq[e];
     double rhs = 0;
     for (int p = 0; p < c->n; p++) rhs -= c->c[p] * up[base[e] + c->idx[p]];
     r[e] = rhs;
-    for (int j = 0; j < k; j++) {
-      double sum = 0;
-      for (int p = 0; p < c->n; p++) sum += c->c[p] * wd[j][base[e] + c->idx[p]];
-      K[e * k + j] = sum;
-    }
   }
-  int sg = 0;
-  if (!solve_mode(k, K, r, y, s->sep_tol * 10, &sg)) return 0;
+  /* K and its factor: kept per pattern for up to two contacts (K depends on the event only) */
+  struct svi_mode_fac local, *h = &local;
+  double Kl[KMAX * KMAX], Fl[KMAX * KMAX], *K = Kl, *F = Fl;
+  local.state = MF_NONE;
+  if (nc <= SM_FAC_NC) {
+    int pat = 0;
+    for (int i = nc - 1; i >= 0; i--) pat = pat * S_MODES + mode[i];
+    h = s->sm_fac + pat;
+    K = s->sm_kf + (size_t)pat * 2 * SM_FAC_K * SM_FAC_K;
+    F = K + SM_FAC_K * SM_FAC_K;
+  }
+  if (h->state == MF_NONE) {
+    for (int e = 0; e < k; e++) {
+      const combo* c = eq[e];
+      for (int j = 0; j < k; j++) {
+        double sum = 0;
+        for (int p = 0; p < c->n; p++) sum += c->c[p] * wd[j][base[e] + c->idx[p]];
+        K[e * k + j] = sum;
+      }
+    }
+    mode_factor(h, k, K, F);
+    s->patterns_factored++;
+    s->patterns_singular += h->state != MF_LU;
+  }
+  if (!mode_solve(h, K, F, r, y, s->sep_tol * 10)) return 0;
   for (int j = 0; j < k; j++) {
     for (int p = 0; p < dir[j]->n; p++) x[base[j] + dir[j]->idx[p]] += dir[j]->c[p] * y[j];
     for (int a = 0; a < m3; a++) up[a] += wd[j][a] * y[j];
