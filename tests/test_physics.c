@@ -565,6 +565,7 @@ static void test_spatial_factor_cache(void) {
     rp_problem p;
     spatial_event(&p, t, 9191);
     svi_problem_def def = rp_def(&p);
+    svi_impact_set_step_solve(a, 1);   /* the direct solve (the maps are tested below) */
     if (svi_impact_setup(a, &def, NULL, 0) != SVI_OK) continue;
     int nb = a->nb;
     double lmax[4], u[32];
@@ -573,6 +574,7 @@ static void test_spatial_factor_cache(void) {
       double scale = pow(10, -2 + 2.5 * rnd(t, 80 + step));
       for (int i = 0; i < a->nc; i++) lmax[i] = scale * (0.2 + rnd(t, 90 + 4 * step + i)) * svi_impact_reference_impulse(a);
       svi_impact* b = svi_impact_create(def.nv, def.nc, 2);
+      svi_impact_set_step_solve(b, 1);
       if (svi_impact_setup(b, &def, NULL, 0) != SVI_OK) { svi_impact_destroy(b); break; }
       long long s0 = a->patterns_solved, f0 = a->patterns_factored;
       int na = svi_modes_enumerate(a, u, lmax), nbb = svi_modes_enumerate(b, u, lmax);
@@ -597,6 +599,62 @@ static void test_spatial_factor_cache(void) {
   printf("factor cache: %d steps (%d with several outcomes) bit-identical with a fresh instance; "
          "%lld of %lld patterns factored, %lld singular in the fresh ones\n", compared, multi, factored, solved,
          singular);
+}
+
+/* The spatial pattern maps (svi_modes.c, spatial_fast: up to two contacts, with many samples of
+ * one event) against the direct solve of every pattern (svi_impact_set_step_solve): the same
+ * outcomes in the same order, each within 1e-9 of the approach speed, over random one- and
+ * two-contact events at high friction (non-unique steps) with few velocities (singular
+ * patterns, which both solve directly), five steps each; and the maps must be the path taken. */
+static void test_spatial_maps_vs_solve(void) {
+  int compared = 0, differ = 0, multi = 0, direct = 0, mapped = 0, unmapped = 0;
+  double worst = 0;
+  for (int t = 0; t < 400; t++) {
+    rp_problem p;
+    spatial_event(&p, t, 5151);
+    svi_problem_def def = rp_def(&p);
+    svi_impact *a = svi_impact_create(def.nv, def.nc, 2), *b = svi_impact_create(def.nv, def.nc, 2);
+    svi_impact_set_step_solve(b, 1);
+    if (svi_impact_setup(a, &def, NULL, 0) != SVI_OK || svi_impact_setup(b, &def, NULL, 0) != SVI_OK) {
+      svi_impact_destroy(a); svi_impact_destroy(b);
+      continue;
+    }
+    int nb = a->nb, nv = a->nv;
+    double lmax[4], u[32], va[16], vb[16], vref = svi_impact_approach_speed(a);
+    memcpy(u, a->u0, sizeof(double) * nb);
+    for (int step = 0; step < 5; step++) {
+      double scale = pow(10, -2 + 2.5 * rnd(t, 80 + step));
+      for (int i = 0; i < a->nc; i++) lmax[i] = scale * (0.2 + rnd(t, 90 + 4 * step + i)) * svi_impact_reference_impulse(a);
+      int na = svi_modes_enumerate(a, u, lmax), nbb = svi_modes_enumerate(b, u, lmax);
+      unmapped += !a->smap_ready;
+      if (step == 0) { direct += a->smap_direct; mapped += (a->nc == 1 ? 19 : 361) - a->smap_direct; }
+      compared++;
+      multi += na > 1;
+      int same = na == nbb;
+      for (int k = 0; k < na && same; k++) {   /* the velocity change each outcome gives */
+        memset(va, 0, sizeof(va));
+        memset(vb, 0, sizeof(vb));
+        svi_impact_g_add(a, a->sols + k * nb, va);
+        svi_impact_g_add(b, b->sols + k * nb, vb);
+        double dn = 0;
+        for (int j = 0; j < nv; j++) dn = fmax(dn, fabs(va[j] - vb[j]));
+        worst = fmax(worst, dn / vref);
+        same = dn <= 1e-9 * vref * (1 + nv);
+      }
+      if (!same) { differ++; break; }
+      if (na == 0) break;
+      svi_impact_add_w(a, a->sols + (step % na) * nb, u);
+    }
+    svi_impact_destroy(a); svi_impact_destroy(b);
+  }
+  CHECK(compared > 1000, "maps: compared %d steps", compared);
+  CHECK(multi > 0, "maps: %d steps with several outcomes", multi);
+  CHECK(differ == 0, "maps: %d of %d steps came out differently", differ, compared);
+  CHECK(unmapped == 0, "maps: %d steps not through the maps", unmapped);
+  CHECK(mapped > direct, "maps: %d patterns mapped, %d solved directly", mapped, direct);
+  printf("spatial maps: %d steps (%d with several outcomes), the direct solve's outcomes, farthest "
+         "%.1e of the approach speed; %d patterns mapped, %d singular ones solved directly\n", compared, multi,
+         worst, mapped, direct);
 }
 
 static void test_spatial_modes_vs_enumeration(void) {
@@ -945,6 +1003,7 @@ int main(int argc, char** argv) {
   test_pruning_exact();
   test_spatial_modes_vs_enumeration();
   test_spatial_factor_cache();
+  test_spatial_maps_vs_solve();
   test_spatial_random_lemke_misses();
   test_determinism();
   test_tracked_velocity();

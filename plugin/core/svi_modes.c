@@ -616,6 +616,7 @@ static void spatial_setup(svi_impact* s) {
     for (int b = 0; b < m3; b++) s->Wr[a * m3 + b] = s->W[spatial_row(nc, a) * nb + spatial_row(nc, b)];
   pad_wr(s, m3);
   s->smode_ready = 0;
+  s->smap_ready = 0;
 }
 
 /* per contact and mode its unknowns and Wr times their directions (sm_wd), once per event */
@@ -652,6 +653,18 @@ static void spatial_step_setup(svi_impact* s, const double* lmax) {
         vf[a] = w[0] * xf[0] + w[1] * xf[1] + w[2] * xf[2];
       }
     }
+}
+
+/* K_ej = eq_e . (Wr dir_j) over contact e's rows (the tables of spatial_tables) */
+static void spatial_k(int k, const combo* const* eq, const double* const* wd, const int* base, double* K) {
+  for (int e = 0; e < k; e++) {
+    const combo* c = eq[e];
+    for (int j = 0; j < k; j++) {
+      double sum = 0;
+      for (int p = 0; p < c->n; p++) sum += c->c[p] * wd[j][base[e] + c->idx[p]];
+      K[e * k + j] = sum;
+    }
+  }
 }
 
 /* x and the post-step reduced velocity up of one spatial pattern, before its sign checks:
@@ -700,14 +713,7 @@ static int spatial_pattern(svi_impact* s, const int* mode, const double* ur, dou
     F = K + SM_FAC_K * SM_FAC_K;
   }
   if (h->state == MF_NONE) {
-    for (int e = 0; e < k; e++) {
-      const combo* c = eq[e];
-      for (int j = 0; j < k; j++) {
-        double sum = 0;
-        for (int p = 0; p < c->n; p++) sum += c->c[p] * wd[j][base[e] + c->idx[p]];
-        K[e * k + j] = sum;
-      }
-    }
+    spatial_k(k, eq, wd, base, K);
     mode_factor(h, k, K, F);
     s->patterns_factored++;
     s->patterns_singular += h->state != MF_LU;
@@ -720,19 +726,27 @@ static int spatial_pattern(svi_impact* s, const int* mode, const double* ur, dou
   return 1;
 }
 
-/* The sign conditions of the spatial modes (header comment). */
-static int spatial_feasible(const svi_impact* s, const int* mode, const double* lmax,
-                            const double* x, const double* up) {
+/* The sign conditions of the spatial modes (header comment), in two parts: the normal ones
+ * (spatial_normal_ok: the post-step normal velocity of SEP and BUD, the normal impulse of INT in
+ * [0, l_max]) and the friction ones (spatial_friction_ok).  spatial_normal_bounds gives the
+ * former as intervals per contact and mode at the step's budgets, for spatial_fast. */
+static inline int spatial_normal_ok(const svi_impact* s, int md, double lmax_i, double xn, double un) {
+  double vtol = s->sep_tol * 10;
+  double itol = 1e-9 * (s->ref_impulse > 0 ? s->ref_impulse : 1.0);
+  if (md == S_SEP) return !(un < -vtol);
+  if ((md - 1) / S_PER_NORMAL == 0) return !(un > vtol);
+  return !(xn < -itol || xn > lmax_i + itol);
+}
+
+static int spatial_friction_ok(const svi_impact* s, const int* mode, const double* x, const double* up) {
   double vtol = s->sep_tol * 10;
   double itol = 1e-9 * (s->ref_impulse > 0 ? s->ref_impulse : 1.0);
   for (int i = 0; i < s->nc; i++) {
     const double* xi = x + 3 * i;
     const double* ui = up + 3 * i;
-    if (mode[i] == S_SEP) { if (ui[0] < -vtol) return 0; continue; }
-    int integ = (mode[i] - 1) / S_PER_NORMAL, f = (mode[i] - 1) % S_PER_NORMAL;
+    if (mode[i] == S_SEP) continue;
+    int f = (mode[i] - 1) % S_PER_NORMAL;
     double mu = s->mu[i];
-    if (!integ) { if (ui[0] > vtol) return 0; }
-    else if (xi[0] < -itol || xi[0] > lmax[i] + itol) return 0;
     if (f == F_STICK) {
       if (fabs(xi[1]) + fabs(xi[2]) > mu * xi[0] + itol) return 0;
     } else if (f < F_FACE) {
@@ -745,6 +759,29 @@ static int spatial_feasible(const svi_impact* s, const int* mode, const double* 
     }
   }
   return 1;
+}
+
+static int spatial_feasible(const svi_impact* s, const int* mode, const double* lmax,
+                            const double* x, const double* up) {
+  for (int i = 0; i < s->nc; i++)
+    if (!spatial_normal_ok(s, mode[i], lmax[i], x[3 * i], up[3 * i])) return 0;
+  return spatial_friction_ok(s, mode, x, up);
+}
+
+/* spatial_normal_ok as x_n in [b0, b1], up_n in [b2, b3] (+-inf: no condition; a NaN passes
+ * both, as there), per contact and mode: nb[(i S_MODES + md) 4 + k] */
+static void spatial_normal_bounds(const svi_impact* s, const double* lmax, double* nb) {
+  double vtol = s->sep_tol * 10;
+  double itol = 1e-9 * (s->ref_impulse > 0 ? s->ref_impulse : 1.0);
+  for (int i = 0; i < s->nc; i++)
+    for (int md = 0; md < S_MODES; md++) {
+      double* b = nb + (i * S_MODES + md) * 4;
+      b[0] = b[2] = -INFINITY;
+      b[1] = b[3] = INFINITY;
+      if (md == S_SEP) b[2] = -vtol;
+      else if ((md - 1) / S_PER_NORMAL == 0) b[3] = vtol;
+      else { b[0] = -itol; b[1] = lmax[i] + itol; }
+    }
 }
 
 /* ---- exact pruning of the modes of the directly solved enumerations --------------------------
@@ -957,7 +994,231 @@ static int spatial_has_budget(const int* mode, int nc) {
   return 0;
 }
 
+/* x = X g and up = U g for one spatial pattern, g = [ur; lmax] (3nc + nc values), as the
+ * planar pattern_linear_map: the budgets' fixed impulses Xf, up0 = [I 0] g + Wr Xf g, the
+ * equations eq_e . up = 0 give K y = R g with K from the same tables as spatial_pattern, solved
+ * column by column with one factor (mode_factor).  Returns 0, or SMAP_DIRECT for a singular K
+ * (its minimum-norm solution, and whether the equations hold, are left to the step's direct
+ * solve, spatial_pattern) and SMAP_NEVER for a map that is not finite. */
+enum { SMAP_DIRECT = -2, SMAP_NEVER = -1 };
+static int spatial_linear_map(const svi_impact* s, const int* mode, double* X, double* U) {
+  int nc = s->nc, m3 = 3 * nc, ng = m3 + nc, k = 0;
+  const double* Wr = s->Wr;
+  const double* wd[KMAX];
+  const combo *dir[KMAX], *eq[KMAX];
+  int base[KMAX];
+  double U0[KMAX][KMAX];   /* m3 x ng (ng <= 8 for two contacts) */
+  memset(X, 0, sizeof(double) * m3 * ng);
+  for (int i = 0; i < nc; i++) {
+    int slot = i * S_MODES + mode[i];
+    const struct svi_smode* q = s->smode + slot;
+    if (q->fixed)
+      for (int c = 0; c < 3; c++) X[(3 * i + c) * ng + m3 + i] = q->fix[c];
+    for (int j = 0; j < q->k; j++, k++) {
+      wd[k] = s->sm_wd + ((size_t)slot * 3 + j) * m3;
+      dir[k] = &q->dir[j];
+      eq[k] = &q->eq[j];
+      base[k] = 3 * i;
+    }
+  }
+  for (int a = 0; a < m3; a++)
+    for (int j = 0; j < ng; j++) {
+      double sum = j == a ? 1.0 : 0.0;
+      for (int b = 0; b < m3; b++) sum += Wr[a * m3 + b] * X[b * ng + j];
+      U0[a][j] = sum;
+    }
+  if (k > 0) {
+    double K[KMAX * KMAX], R[KMAX][KMAX], F[KMAX * KMAX], r[KMAX], y[KMAX];
+    for (int e = 0; e < k; e++) {
+      const combo* c = eq[e];
+      for (int j = 0; j < ng; j++) {
+        double rhs = 0;
+        for (int p = 0; p < c->n; p++) rhs -= c->c[p] * U0[base[e] + c->idx[p]][j];
+        R[e][j] = rhs;
+      }
+    }
+    spatial_k(k, eq, wd, base, K);
+    struct svi_mode_fac h;
+    mode_factor(&h, k, K, F);
+    if (h.state != MF_LU) return SMAP_DIRECT;
+    for (int j = 0; j < ng; j++) {
+      for (int e = 0; e < k; e++) r[e] = R[e][j];
+      mode_solve(&h, K, F, r, y, INFINITY);
+      for (int e = 0; e < k; e++)
+        for (int p = 0; p < dir[e]->n; p++) X[(base[e] + dir[e]->idx[p]) * ng + j] += dir[e]->c[p] * y[e];
+    }
+  }
+  for (int a = 0; a < m3; a++)   /* U = [I 0] + Wr X */
+    for (int j = 0; j < ng; j++) {
+      double sum = j == a ? 1.0 : 0.0;
+      for (int b = 0; b < m3; b++) sum += Wr[a * m3 + b] * X[b * ng + j];
+      U[a * ng + j] = sum;
+    }
+  int ok = 1;
+  for (int j = 0; j < m3 * ng; j++) ok &= isfinite(X[j]) && isfinite(U[j]);
+  return ok ? 0 : SMAP_NEVER;
+}
+
+/* The maps' layout: per pattern and column j of g, 1 + nc vectors of four rows: first the
+ * normal rows (x_n of each contact, then up_n of each; zero padding for one contact), then the
+ * tangent rows (x_t1, x_t2 of each contact, then up_t1, up_t2 of each). */
+
+/* slot k of the vectors: row a of X (w = 0) or U (w = 1), or padding (a < 0) */
+static void smap_slot(int nc, int k, int* w, int* a) {
+  *a = -1;
+  *w = 0;
+  if (k < 4) {   /* the normal vector */
+    if (k < 2 * nc) { *w = k >= nc; *a = 3 * (k % nc); }
+    return;
+  }
+  k -= 4;   /* tangents: 2 nc of X, then 2 nc of U */
+  *w = k >= 2 * nc;
+  k %= 2 * nc;
+  *a = 3 * (k / 2) + 1 + k % 2;
+}
+
+/* every pattern's map for this event (up to two contacts), by the first enumeration that uses them */
+static void spatial_maps(svi_impact* s) {
+  int nc = s->nc, m3 = 3 * nc, ng = m3 + nc, nvec = 1 + nc;
+  int total = nc == 1 ? S_MODES : S_MODES * S_MODES, mode[2] = {0, 0};
+  double XU[2][KMAX * KMAX];
+  s->smap_direct = 0;
+  for (int p = 0; p < total; p++) {
+    mode[0] = p % S_MODES;
+    mode[1] = p / S_MODES;
+    double* B = s->smap + (size_t)p * SVI_SMAP_STRIDE;
+    s->smap_ne[p] = spatial_linear_map(s, mode, XU[0], XU[1]);
+    s->smap_direct += s->smap_ne[p] == SMAP_DIRECT;
+    for (int j = 0; j < ng; j++)
+      for (int k = 0; k < 4 * nvec; k++) {
+        int w, a;
+        smap_slot(nc, k, &w, &a);
+        B[j * 4 * nvec + k] = a >= 0 ? XU[w][a * ng + j] : 0.0;
+      }
+  }
+  s->smap_ready = 1;
+}
+
+/* vectors v0 <= v < v1 of one pattern's map at g (gv: g_j in every lane), four rows a GCC
+ * vector, each row's sum over j left to right: the same bits in every clone */
+static inline __attribute__((always_inline)) void smap_eval(const double* B, const svi_v4d* gv, const int ng,
+                                                             const int nvec, int v0, int v1, svi_v4d* acc) {
+  svi_v4d c;
+  for (int v = v0; v < v1; v++) {
+    memcpy(&c, B + 4 * v, sizeof(c));
+    acc[v] = c * gv[0];
+  }
+  for (int j = 1; j < ng; j++)
+    for (int v = v0; v < v1; v++) {
+      memcpy(&c, B + (j * nvec + v) * 4, sizeof(c));
+      acc[v] += c * gv[j];
+    }
+}
+
+/* a step outcome's impulse x (3 per contact) as lambda_bar (nb values) */
+static void spatial_lambda(int nc, int nb, const double* x, double* lam) {
+  memset(lam, 0, sizeof(double) * nb);
+  for (int i = 0; i < nc; i++) {
+    double l1 = x[3 * i + 1], l2 = x[3 * i + 2];
+    lam[i] = x[3 * i] > 0 ? x[3 * i] : 0;
+    lam[nc + 4 * i] = l1 > 0 ? l1 : 0;
+    lam[nc + 4 * i + 1] = l1 < 0 ? -l1 : 0;
+    lam[nc + 4 * i + 2] = l2 > 0 ? l2 : 0;
+    lam[nc + 4 * i + 3] = l2 < 0 ? -l2 : 0;
+  }
+}
+
+/* The step outcomes of up to two spatial contacts through the event's pattern maps
+ * (spatial_maps), for events sampled many times (not under svi_impact_set_step_solve): the
+ * modes the velocity bounds allow (allowed_modes), each pattern of them in the enumeration's
+ * order evaluated as x = X g, up = U g (the normal rows first, against the bounds of
+ * spatial_normal_bounds; the rest only for the patterns that pass), with the sign conditions of
+ * spatial_feasible; a singular pattern solved as spatial_enumerate solves it.  The same
+ * patterns and conditions as the direct solve, whose outcomes it gives to rounding (a map's
+ * sums are not the solve's).  Without the per-pattern bounds of pattern_possible: a map costs
+ * less than that test. */
+static inline __attribute__((always_inline)) int spatial_fast_nc(svi_impact* s, const double* u,
+                                                                 const double* lmax, const int nc) {
+  const int m3 = 3 * nc, ng = m3 + nc, nvec = 1 + nc;
+  int nb = s->nb, count = 0;
+  int mode[2] = {0, 0};
+  double g[8], x[6], up[6], du[6], v[12];
+  for (int a = 0; a < m3; a++) g[a] = u[spatial_row(nc, a)];
+  for (int i = 0; i < nc; i++) g[m3 + i] = lmax[i];
+  double dtol = 1e-7 * (s->vscale > 1e-12 ? s->vscale : 1e-12);
+  int list[MODE_MAX_NC][S_MODES_MAX], cnt[MODE_MAX_NC], pos[MODE_MAX_NC] = {0};
+  int bounded;
+  if (!allowed_modes(s, g, lmax, 1, list, cnt, &bounded)) return 0;
+  if (!s->smode_ready) spatial_tables(s);
+  if (!s->smap_ready) spatial_maps(s);
+  /* the normal conditions as lane bounds of the normal vector (x_n of each contact, then up_n):
+   * contact i's mode sets its two lanes and leaves the others all zero bits, so a pattern's
+   * bounds are its contacts' or-ed (one contact: the padding lanes -inf, +inf); a NaN value
+   * fails no comparison and passes, as in spatial_normal_ok */
+  double nbd[2 * S_MODES * 4], lb[4], hb[4];
+  svi_v4i lo[2][S_MODES], hi[2][S_MODES];
+  svi_v4d gv[8];
+  spatial_normal_bounds(s, lmax, nbd);
+  for (int i = 0; i < nc; i++)
+    for (int md = 0; md < S_MODES; md++) {
+      const double* b = nbd + (i * S_MODES + md) * 4;
+      for (int l = 0; l < 4; l++) { lb[l] = nc == 1 ? -INFINITY : 0.0; hb[l] = nc == 1 ? INFINITY : 0.0; }
+      lb[i] = b[0]; hb[i] = b[1];
+      lb[nc + i] = b[2]; hb[nc + i] = b[3];
+      memcpy(&lo[i][md], lb, sizeof(lb));
+      memcpy(&hi[i][md], hb, sizeof(hb));
+    }
+  for (int j = 0; j < ng; j++) gv[j] = (svi_v4d){g[j], g[j], g[j], g[j]};
+  int stepped = 0;   /* spatial_step_setup made, for the singular patterns' direct solves */
+  for (int i = 0; i < nc; i++) mode[i] = list[i][0];
+  for (int more = 1; more; more = next_pattern(nc, list, cnt, pos, mode)) {
+    int p = mode[0] + S_MODES * mode[1], kind = s->smap_ne[p];
+    if (kind == SMAP_NEVER) continue;
+    s->patterns_solved++;
+    if (kind == SMAP_DIRECT) {   /* a singular pattern: as spatial_enumerate solves it */
+      if (!stepped) spatial_step_setup(s, lmax);
+      stepped = 1;
+      if (!spatial_pattern(s, mode, g, x, up) || !spatial_feasible(s, mode, lmax, x, up)) continue;
+      for (int a = 0; a < m3; a++) du[a] = up[a] - g[a];
+      if (!new_outcome(s, count, m3, du, dtol)) continue;
+      spatial_lambda(nc, nb, x, s->sols + count * nb);
+      count++;
+      continue;
+    }
+    const double* B = s->smap + (size_t)p * SVI_SMAP_STRIDE;
+    svi_v4i li = lo[0][mode[0]], hi_ = hi[0][mode[0]];
+    if (nc == 2) { li |= lo[1][mode[1]]; hi_ |= hi[1][mode[1]]; }
+    svi_v4d acc[3], l, h;
+    memcpy(&l, &li, sizeof(l));
+    memcpy(&h, &hi_, sizeof(h));
+    smap_eval(B, gv, ng, nvec, 0, 1, acc);   /* the normal rows first: most patterns fail there */
+    svi_v4i bad = (acc[0] < l) | (acc[0] > h);
+    if (bad[0] | bad[1] | bad[2] | bad[3]) continue;
+    smap_eval(B, gv, ng, nvec, 1, nvec, acc);
+    memcpy(v, &acc[0], sizeof(acc[0]) * nvec);
+    for (int i = 0; i < nc; i++) {
+      x[3 * i] = v[i];
+      up[3 * i] = v[nc + i];
+      x[3 * i + 1] = v[4 + 2 * i];
+      x[3 * i + 2] = v[4 + 2 * i + 1];
+      up[3 * i + 1] = v[4 + 2 * nc + 2 * i];
+      up[3 * i + 2] = v[4 + 2 * nc + 2 * i + 1];
+    }
+    if (!spatial_friction_ok(s, mode, x, up)) continue;
+    for (int a = 0; a < m3; a++) du[a] = up[a] - g[a];
+    if (!new_outcome(s, count, m3, du, dtol)) continue;
+    spatial_lambda(nc, nb, x, s->sols + count * nb);
+    count++;
+  }
+  return count;
+}
+
+SVI_SIMD static int spatial_fast(svi_impact* s, const double* u, const double* lmax) {
+  return s->nc == 1 ? spatial_fast_nc(s, u, lmax, 1) : spatial_fast_nc(s, u, lmax, 2);
+}
+
 static int spatial_enumerate(svi_impact* s, const double* u, const double* lmax, int ap) {
+  if (!ap && s->nc <= 2 && s->smap && !s->step_solve) return spatial_fast(s, u, lmax);
   int nc = s->nc, nb = s->nb, m3 = 3 * nc, count = 0;
   int mode[MODE_MAX_NC] = {0};
   double ur[KMAX], x[KMAX], up[KMAX], du[KMAX];
@@ -977,16 +1238,7 @@ static int spatial_enumerate(svi_impact* s, const double* u, const double* lmax,
     if (!spatial_pattern(s, mode, ur, x, up) || !spatial_feasible(s, mode, lmax, x, up)) continue;
     for (int a = 0; a < m3; a++) du[a] = up[a] - ur[a];
     if (!new_outcome(s, count, m3, du, dtol)) continue;
-    double* lam = s->sols + count * nb;
-    memset(lam, 0, sizeof(double) * nb);
-    for (int i = 0; i < nc; i++) {
-      double l1 = x[3 * i + 1], l2 = x[3 * i + 2];
-      lam[i] = x[3 * i] > 0 ? x[3 * i] : 0;
-      lam[nc + 4 * i] = l1 > 0 ? l1 : 0;
-      lam[nc + 4 * i + 1] = l1 < 0 ? -l1 : 0;
-      lam[nc + 4 * i + 2] = l2 > 0 ? l2 : 0;
-      lam[nc + 4 * i + 3] = l2 < 0 ? -l2 : 0;
-    }
+    spatial_lambda(nc, nb, x, s->sols + count * nb);
     count++;
   }
   return count;
