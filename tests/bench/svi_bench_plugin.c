@@ -1,6 +1,6 @@
 /* svi_bench_plugin.c -- the plugin's costs next to native MuJoCo, measured side by side.
  *
- *   svi-bench-plugin MODELS_DIR [--quick] [--only=ABCD]
+ *   svi-bench-plugin MODELS_DIR [--quick] [--only=ABCDEFG]
  *   svi-bench-plugin --count MODEL.xml plugin|native STEPS     (for callgrind, see below)
  *
  * The native reference is the same model without svi.impact (svi_load_xml_native: the plugin
@@ -21,6 +21,9 @@
  *    resting apart (bin_model), whose contacts are not in the event.
  * F. The impact step of the scenes in MODELS_DIR/scenes (robots landing, a pile of boxes in a bin,
  *    a chain, an arm pushing a box), as in B.
+ * G. Algorithm 2 on the first impact event of every model and scene, as svi-sample runs it on one
+ *    thread: microseconds per sample (spatial events of up to two contacts go through the
+ *    per-event pattern maps, svi_modes.c).
  * --count runs STEPS impact-free steps of one variant inside bench_free_steps(), for
  *    valgrind --tool=callgrind --toggle-collect=bench_free_steps (tests/bench/overhead_callgrind.sh).
  * --impact MODEL.xml REPS runs the impact step of the model's first event REPS times inside
@@ -250,6 +253,61 @@ static void impact_table(const char* dir, int reps) {
   }
 }
 
+/* G: Algorithm 2 on a model's first impact event, as svi-sample runs it on one thread: the
+ * model's Routh step and N, Sobol budgets (uniform beyond the Sobol dimensions), the event's
+ * set-up included; microseconds per sample, the fastest of reps runs.  A slow event (a run of 256
+ * samples longer than 0.1 s) runs fewer samples, at least 256. */
+static void alg2_row(const char* path, const char* label, long long samples, int reps) {
+  pair p;
+  svi_instance* in = first_event(path, &p);
+  mjData* scratch = in ? mj_makeData(p.m) : NULL;
+  svi_problem_def def;
+  int nc = scratch ? svi_event_problem(in, p.m, scratch, 0, &def) : 0;
+  double* v = nc > 0 ? malloc(sizeof(double) * (size_t)samples * def.nv) : NULL;
+  if (!v) {
+    printf("| %s | no impact event |\n", label);
+  } else {
+    const svi_config* cfg = svi_instance_config(in);
+    svi_approx_config ac = svi_approx_default_config();
+    ac.samples = samples;
+    ac.threads = 1;
+    ac.routh.step = cfg->step;
+    ac.routh.step_abs = cfg->step_abs;
+    ac.routh.max_steps = cfg->max_steps;
+    ac.routh.seed = cfg->seed;
+    if (nc * ac.routh.max_steps > SVI_SOBOL_MAXDIM) ac.routh.budget = SVI_BUDGET_UNIFORM;
+    svi_approx_stats st;
+    double best = INFINITY, t0 = bench_now();
+    ac.samples = samples < 256 ? samples : 256;
+    int rc = svi_approximate(&def, &ac, v, NULL, NULL, &st);
+    double t256 = bench_now() - t0;
+    if (t256 > 0.1) samples = ac.samples;
+    ac.samples = samples;
+    for (int r = 0; r < reps && rc >= 0; r++) {
+      double t1 = bench_now();
+      rc = svi_approximate(&def, &ac, v, NULL, NULL, &st);
+      double t = bench_now() - t1;
+      best = t < best ? t : best;
+    }
+    if (rc < 0) printf("| %s | %s |\n", label, svi_status_string(rc));
+    else
+      printf("| %s | %d | %d | %s | %.2f | %.2f | %lld of %lld |\n", label, def.nv, nc,
+             def.nt == 2 ? "spatial" : "planar", (double)st.lcps / st.samples, best / samples * 1e6, st.accepted,
+             samples);
+  }
+  free(v);
+  if (scratch) mj_deleteData(scratch);
+  free_pair(&p);
+}
+
+static void alg2_table(const char* dir, long long samples, int reps) {
+  for (int i = 0; i < nModels; i++) {
+    char path[1400];
+    snprintf(path, sizeof(path), "%s/%s", dir, kModels[i]);
+    alg2_row(path, kModels[i], samples, reps);
+  }
+}
+
 /* the plate model of table C: models/make_plate.sh, whose N <= 100 cap (the bundled models) is
  * lifted here for the scaling run */
 static int plate_model(const char* dir, int n, char* path, size_t len) {
@@ -447,7 +505,7 @@ int main(int argc, char** argv) {
   }
   const char* dir = argc > 1 ? argv[1] : "models";
   int quick = 0;
-  const char* only = "ABCDEF";
+  const char* only = "ABCDEFG";
   for (int i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strncmp(argv[i], "--only=", 7)) only = argv[i] + 7;
@@ -455,7 +513,7 @@ int main(int argc, char** argv) {
   }
   if (!dir || dir[0] == '-') {
     fprintf(stderr,
-            "usage: %s [MODEL_DIR] [--quick] [--only=TABLES]   (TABLES: any of A B C D E F; default models)\n"
+            "usage: %s [MODEL_DIR] [--quick] [--only=TABLES]   (TABLES: any of A B C D E F G; default models)\n"
             "       %s --impact MODEL.xml STEPS | --count MODEL.xml MODE STEPS | --plate N DIR | --tower K | --bin K\n",
             argv[0], argv[0]);
     return 2;
@@ -547,6 +605,22 @@ int main(int argc, char** argv) {
     printf("\n## F. The impact step of the scenes in %s, as in B (nv: the model's; the event's problem holds the "
            "dofs of the trees it reaches; medians of %d)\n\n", sdir, quick ? 20 : 200);
     impact_table(sdir, quick ? 20 : 200);
+  }
+  if (strchr(only, 'G')) {
+    long long ns = quick ? 1024 : 8192;
+    printf("\n## G. Algorithm 2 on each model's first impact event, one thread, as svi-sample (%lld samples, 256 "
+           "where 256 take over 0.1 s; the event's set-up included, the fastest of 3 runs)\n\n", ns);
+    printf("| model | nv | contacts | contact | LCPs/sample | us/sample | accepted |\n|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < nModels; i++) free(kModels[i]);
+    nModels = 0;
+    list_models(dir);
+    alg2_table(dir, ns, 3);
+    char sdir[700];
+    snprintf(sdir, sizeof(sdir), "%s/scenes", dir);
+    for (int i = 0; i < nModels; i++) free(kModels[i]);
+    nModels = 0;
+    list_models(sdir);
+    alg2_table(sdir, ns, 3);
   }
   return 0;
 }
