@@ -640,19 +640,21 @@ static void spatial_tables(svi_impact* s) {
 }
 
 /* per step: each budgeted mode's fixed impulse and Wr times it (sm_xf, sm_vf) */
+static void spatial_step_slot(svi_impact* s, int i, int md, double lmax_i) {
+  int m3 = 3 * s->nc;
+  const struct svi_smode* q = s->smode + i * S_MODES + md;
+  if (!q->fixed) return;
+  double *xf = s->sm_xf + (i * S_MODES + md) * 3, *vf = s->sm_vf + (size_t)(i * S_MODES + md) * m3;
+  for (int c = 0; c < 3; c++) xf[c] = q->fix[c] * lmax_i;
+  for (int a = 0; a < m3; a++) {
+    const double* w = s->Wr + a * m3 + 3 * i;
+    vf[a] = w[0] * xf[0] + w[1] * xf[1] + w[2] * xf[2];
+  }
+}
+
 static void spatial_step_setup(svi_impact* s, const double* lmax) {
-  int nc = s->nc, m3 = 3 * nc;
-  for (int i = 0; i < nc; i++)
-    for (int md = 0; md < S_MODES; md++) {
-      const struct svi_smode* q = s->smode + i * S_MODES + md;
-      if (!q->fixed) continue;
-      double *xf = s->sm_xf + (i * S_MODES + md) * 3, *vf = s->sm_vf + (size_t)(i * S_MODES + md) * m3;
-      for (int c = 0; c < 3; c++) xf[c] = q->fix[c] * lmax[i];
-      for (int a = 0; a < m3; a++) {
-        const double* w = s->Wr + a * m3 + 3 * i;
-        vf[a] = w[0] * xf[0] + w[1] * xf[1] + w[2] * xf[2];
-      }
-    }
+  for (int i = 0; i < s->nc; i++)
+    for (int md = 0; md < S_MODES; md++) spatial_step_slot(s, i, md, lmax[i]);
 }
 
 /* K_ej = eq_e . (Wr dir_j) over contact e's rows (the tables of spatial_tables) */
@@ -738,10 +740,11 @@ static inline int spatial_normal_ok(const svi_impact* s, int md, double lmax_i, 
   return !(xn < -itol || xn > lmax_i + itol);
 }
 
-static int spatial_friction_ok(const svi_impact* s, const int* mode, const double* x, const double* up) {
+static inline __attribute__((always_inline)) int spatial_friction_ok(const svi_impact* s, int nc, const int* mode,
+                                                                     const double* x, const double* up) {
   double vtol = s->sep_tol * 10;
   double itol = 1e-9 * (s->ref_impulse > 0 ? s->ref_impulse : 1.0);
-  for (int i = 0; i < s->nc; i++) {
+  for (int i = 0; i < nc; i++) {
     const double* xi = x + 3 * i;
     const double* ui = up + 3 * i;
     if (mode[i] == S_SEP) continue;
@@ -765,7 +768,7 @@ static int spatial_feasible(const svi_impact* s, const int* mode, const double* 
                             const double* x, const double* up) {
   for (int i = 0; i < s->nc; i++)
     if (!spatial_normal_ok(s, mode[i], lmax[i], x[3 * i], up[3 * i])) return 0;
-  return spatial_friction_ok(s, mode, x, up);
+  return spatial_friction_ok(s, s->nc, mode, x, up);
 }
 
 /* spatial_normal_ok as x_n in [b0, b1], up_n in [b2, b3] (+-inf: no condition; a NaN passes
@@ -1146,7 +1149,7 @@ static inline __attribute__((always_inline)) int spatial_fast_nc(svi_impact* s, 
   for (int a = 0; a < m3; a++) g[a] = u[spatial_row(nc, a)];
   for (int i = 0; i < nc; i++) g[m3 + i] = lmax[i];
   double dtol = 1e-7 * (s->vscale > 1e-12 ? s->vscale : 1e-12);
-  int list[MODE_MAX_NC][S_MODES_MAX], cnt[MODE_MAX_NC], pos[MODE_MAX_NC] = {0};
+  int list[MODE_MAX_NC][S_MODES_MAX], cnt[MODE_MAX_NC];
   int bounded;
   if (!allowed_modes(s, g, lmax, 1, list, cnt, &bounded)) return 0;
   if (!s->smode_ready) spatial_tables(s);
@@ -1169,46 +1172,46 @@ static inline __attribute__((always_inline)) int spatial_fast_nc(svi_impact* s, 
       memcpy(&hi[i][md], hb, sizeof(hb));
     }
   for (int j = 0; j < ng; j++) gv[j] = (svi_v4d){g[j], g[j], g[j], g[j]};
-  int stepped = 0;   /* spatial_step_setup made, for the singular patterns' direct solves */
-  for (int i = 0; i < nc; i++) mode[i] = list[i][0];
-  for (int more = 1; more; more = next_pattern(nc, list, cnt, pos, mode)) {
-    int p = mode[0] + S_MODES * mode[1], kind = s->smap_ne[p];
-    if (kind == SMAP_NEVER) continue;
-    s->patterns_solved++;
-    if (kind == SMAP_DIRECT) {   /* a singular pattern: as spatial_enumerate solves it */
-      if (!stepped) spatial_step_setup(s, lmax);
-      stepped = 1;
-      if (!spatial_pattern(s, mode, g, x, up) || !spatial_feasible(s, mode, lmax, x, up)) continue;
+  unsigned char stepped[2][S_MODES] = {{0}};   /* spatial_step_slot made this step, for the direct solves */
+  if (nc == 1) { list[1][0] = 0; cnt[1] = 1; }
+  for (int k1 = 0; k1 < cnt[1]; k1++) {   /* the enumeration's order: contact 0 fastest */
+    for (int k0 = 0; k0 < cnt[0]; k0++) {
+      mode[0] = list[0][k0];
+      mode[1] = list[1][k1];
+      int p = mode[0] + S_MODES * mode[1], kind = s->smap_ne[p];
+      if (kind == SMAP_NEVER) continue;
+      s->patterns_solved++;
+      if (kind == SMAP_DIRECT) {   /* a singular pattern: as spatial_enumerate solves it */
+        for (int i = 0; i < nc; i++)
+          if (!stepped[i][mode[i]]) { spatial_step_slot(s, i, mode[i], lmax[i]); stepped[i][mode[i]] = 1; }
+        if (!spatial_pattern(s, mode, g, x, up) || !spatial_feasible(s, mode, lmax, x, up)) continue;
+      } else {
+        const double* B = s->smap + (size_t)p * SVI_SMAP_STRIDE;
+        svi_v4i li = lo[0][mode[0]], hi_ = hi[0][mode[0]];
+        if (nc == 2) { li |= lo[1][mode[1]]; hi_ |= hi[1][mode[1]]; }
+        svi_v4d acc[3], l, h;
+        memcpy(&l, &li, sizeof(l));
+        memcpy(&h, &hi_, sizeof(h));
+        smap_eval(B, gv, ng, nvec, 0, 1, acc);   /* the normal rows first: most patterns fail there */
+        svi_v4i bad = (acc[0] < l) | (acc[0] > h);
+        if (bad[0] | bad[1] | bad[2] | bad[3]) continue;
+        smap_eval(B, gv, ng, nvec, 1, nvec, acc);
+        memcpy(v, &acc[0], sizeof(acc[0]) * nvec);
+        for (int i = 0; i < nc; i++) {
+          x[3 * i] = v[i];
+          up[3 * i] = v[nc + i];
+          x[3 * i + 1] = v[4 + 2 * i];
+          x[3 * i + 2] = v[4 + 2 * i + 1];
+          up[3 * i + 1] = v[4 + 2 * nc + 2 * i];
+          up[3 * i + 2] = v[4 + 2 * nc + 2 * i + 1];
+        }
+        if (!spatial_friction_ok(s, nc, mode, x, up)) continue;
+      }
       for (int a = 0; a < m3; a++) du[a] = up[a] - g[a];
       if (!new_outcome(s, count, m3, du, dtol)) continue;
       spatial_lambda(nc, nb, x, s->sols + count * nb);
       count++;
-      continue;
     }
-    const double* B = s->smap + (size_t)p * SVI_SMAP_STRIDE;
-    svi_v4i li = lo[0][mode[0]], hi_ = hi[0][mode[0]];
-    if (nc == 2) { li |= lo[1][mode[1]]; hi_ |= hi[1][mode[1]]; }
-    svi_v4d acc[3], l, h;
-    memcpy(&l, &li, sizeof(l));
-    memcpy(&h, &hi_, sizeof(h));
-    smap_eval(B, gv, ng, nvec, 0, 1, acc);   /* the normal rows first: most patterns fail there */
-    svi_v4i bad = (acc[0] < l) | (acc[0] > h);
-    if (bad[0] | bad[1] | bad[2] | bad[3]) continue;
-    smap_eval(B, gv, ng, nvec, 1, nvec, acc);
-    memcpy(v, &acc[0], sizeof(acc[0]) * nvec);
-    for (int i = 0; i < nc; i++) {
-      x[3 * i] = v[i];
-      up[3 * i] = v[nc + i];
-      x[3 * i + 1] = v[4 + 2 * i];
-      x[3 * i + 2] = v[4 + 2 * i + 1];
-      up[3 * i + 1] = v[4 + 2 * nc + 2 * i];
-      up[3 * i + 2] = v[4 + 2 * nc + 2 * i + 1];
-    }
-    if (!spatial_friction_ok(s, mode, x, up)) continue;
-    for (int a = 0; a < m3; a++) du[a] = up[a] - g[a];
-    if (!new_outcome(s, count, m3, du, dtol)) continue;
-    spatial_lambda(nc, nb, x, s->sols + count * nb);
-    count++;
   }
   return count;
 }
