@@ -935,7 +935,7 @@ static int mode_hull(int spatial, int md, double lmax, double mu, double eps, do
 }
 
 /* per allowed mode of each contact, row by row: [min, max] of Wr x over its hull and a magnitude */
-static void mode_bounds(svi_impact* s, const double* lmax, int spatial, int list[][S_MODES_MAX],
+SVI_SIMD static void mode_bounds(svi_impact* s, const double* lmax, int spatial, int list[][S_MODES_MAX],
                         const int* cnt) {
   int nc = s->nc, per = spatial ? 3 : 2, m = per * nc;
   double eps = 1e-9 * (s->ref_impulse > 0 ? s->ref_impulse : 1.0), pt[8][3];
@@ -978,6 +978,79 @@ static inline int pattern_possible(const svi_impact* s, const int* mode, const d
     if (!mode_possible(spatial, mode[j], l, h, vtol)) return 0;
   }
   return 1;
+}
+
+/* pattern_possible for two spatial contacts, the six rows as two GCC vectors (rows 0-3, then 4-5
+ * and two padding lanes): the same sums in the same order (u_a, then contact 0's and contact 1's
+ * intervals), the same widening, and mode_possible's tests as lane thresholds, l <= tl where
+ * contact j's mode tests a row's lower end and h >= th where it tests the upper end (a NaN fails
+ * a test, as there).  Each contact's tables hold its own three lanes and zero bits elsewhere, so a
+ * pattern's are its two contacts' or-ed.  The same decisions. */
+typedef struct { svi_v4d lo[2], hi[2], mag[2]; } pp_bounds;
+typedef struct { svi_v4i tl[2], th[2], ml[2], mh[2]; } pp_tests;
+
+/* lane k of vector pair v (k < 8) */
+static inline void pp_set(svi_v4d* v, int k, double x) { v[k / 4][k % 4] = x; }
+static inline void pp_seti(svi_v4i* v, int k, long long x) { v[k / 4][k % 4] = x; }
+
+static void pp_test_row(pp_tests* t, int k, int lower, double tol) {
+  double x = lower ? tol : -tol;
+  long long bits;
+  memcpy(&bits, &x, sizeof(bits));
+  if (lower) { pp_seti(t->tl, k, bits); pp_seti(t->ml, k, -1); }
+  else { pp_seti(t->th, k, bits); pp_seti(t->mh, k, -1); }
+}
+
+/* contact j's tests in mode md on its lanes 3j .. 3j + 2 (mode_possible, spatial) */
+static void pp_tests_of(pp_tests* t, int j, int md, double vtol) {
+  double etol = 3 * vtol;
+  int k = 3 * j;
+  memset(t, 0, sizeof(*t));
+  if (md == S_SEP) { pp_test_row(t, k, 0, vtol); return; }
+  int integ = (md - 1) / S_PER_NORMAL, f = (md - 1) % S_PER_NORMAL;
+  if (integ) { pp_test_row(t, k, 1, etol); pp_test_row(t, k, 0, etol); }
+  else pp_test_row(t, k, 1, vtol);
+  if (f == F_STICK) {
+    for (int e = 1; e <= 2; e++) { pp_test_row(t, k + e, 1, etol); pp_test_row(t, k + e, 0, etol); }
+  } else if (f < F_FACE) {
+    int jj = (f - F_VERTEX) / 2;
+    pp_test_row(t, k + 1 + jj, (f - F_VERTEX) % 2 ? 0 : 1, vtol);
+  } else {
+    pp_test_row(t, k + 1, ((f - F_FACE) & 1) ? 0 : 1, vtol);
+    pp_test_row(t, k + 2, ((f - F_FACE) & 2) ? 0 : 1, etol + vtol);
+  }
+}
+
+/* per step: u's lanes, and each allowed mode's intervals (from mode_bounds' sm_c) and tests */
+static void pp_setup(const svi_impact* s, const double* ur, int list[][S_MODES_MAX], const int* cnt,
+                     pp_bounds* U, pp_bounds B[2][S_MODES], pp_tests T[2][S_MODES]) {
+  double vtol = s->sep_tol * 10;
+  memset(U, 0, sizeof(*U));
+  for (int a = 0; a < 6; a++) { pp_set(U->lo, a, ur[a]); pp_set(U->hi, a, ur[a]); pp_set(U->mag, a, fabs(ur[a])); }
+  for (int i = 0; i < 2; i++)
+    for (int c = 0; c < cnt[i]; c++) {
+      int md = list[i][c];
+      const double* b = s->sm_c + (size_t)(i * S_MODES_MAX + md) * 6 * 3;
+      pp_bounds* q = &B[i][md];
+      memset(q, 0, sizeof(*q));
+      for (int a = 0; a < 6; a++) { pp_set(q->lo, a, b[3 * a]); pp_set(q->hi, a, b[3 * a + 1]); pp_set(q->mag, a, b[3 * a + 2]); }
+      pp_tests_of(&T[i][md], i, md, vtol);
+    }
+}
+
+static inline int pattern_possible2(const pp_bounds* U, const pp_bounds* b0, const pp_bounds* b1,
+                                    const pp_tests* t0, const pp_tests* t1) {
+  svi_v4i bad = {0, 0, 0, 0};
+  for (int v = 0; v < 2; v++) {
+    svi_v4d lo = U->lo[v] + b0->lo[v] + b1->lo[v], hi = U->hi[v] + b0->hi[v] + b1->hi[v];
+    svi_v4d mag = U->mag[v] + b0->mag[v] + b1->mag[v];
+    svi_v4d l = lo - 1e-12 * mag, h = hi + 1e-12 * mag, tl, th;
+    svi_v4i tli = t0->tl[v] | t1->tl[v], thi = t0->th[v] | t1->th[v];
+    memcpy(&tl, &tli, sizeof(tl));
+    memcpy(&th, &thi, sizeof(th));
+    bad |= (~(l <= tl) & (t0->ml[v] | t1->ml[v])) | (~(h >= th) & (t0->mh[v] | t1->mh[v]));
+  }
+  return !(bad[0] | bad[1] | bad[2] | bad[3]);
 }
 
 /* the next pattern in odometer order over the allowed lists (contact 0 fastest); 0 after the last */
@@ -1220,7 +1293,7 @@ SVI_SIMD static int spatial_fast(svi_impact* s, const double* u, const double* l
   return s->nc == 1 ? spatial_fast_nc(s, u, lmax, 1) : spatial_fast_nc(s, u, lmax, 2);
 }
 
-static int spatial_enumerate(svi_impact* s, const double* u, const double* lmax, int ap) {
+SVI_SIMD static int spatial_enumerate(svi_impact* s, const double* u, const double* lmax, int ap) {
   if (!ap && s->nc <= 2 && s->smap && !s->step_solve) return spatial_fast(s, u, lmax);
   int nc = s->nc, nb = s->nb, m3 = 3 * nc, count = 0;
   int mode[MODE_MAX_NC] = {0};
@@ -1233,10 +1306,16 @@ static int spatial_enumerate(svi_impact* s, const double* u, const double* lmax,
   if (!s->smode_ready) spatial_tables(s);
   if (!ap) spatial_step_setup(s, lmax);
   if (bounded) mode_bounds(s, lmax, 1, list, cnt);
+  pp_bounds U, B[2][S_MODES];
+  pp_tests T[2][S_MODES];
+  int two = bounded && nc == 2;   /* pattern_possible2 */
+  if (two) pp_setup(s, ur, list, cnt, &U, B, T);
   for (int i = 0; i < nc; i++) mode[i] = list[i][0];
   for (int more = 1; more; more = next_pattern(nc, list, cnt, pos, mode)) {
     if (ap && spatial_has_budget(mode, nc)) continue;
-    if (bounded && nc > 1 && !pattern_possible(s, mode, ur, 1)) continue;
+    if (two) {
+      if (!pattern_possible2(&U, &B[0][mode[0]], &B[1][mode[1]], &T[0][mode[0]], &T[1][mode[1]])) continue;
+    } else if (bounded && nc > 1 && !pattern_possible(s, mode, ur, 1)) continue;
     s->patterns_solved++;
     if (!spatial_pattern(s, mode, ur, x, up) || !spatial_feasible(s, mode, lmax, x, up)) continue;
     for (int a = 0; a < m3; a++) du[a] = up[a] - ur[a];
