@@ -87,9 +87,9 @@ static void patterns_free(svi_impact* s) {
   s->pattern_frow = NULL; s->pattern_uc = NULL; s->pattern_pre = NULL;
   s->pattern_pk = NULL;
   free(s->smap);
-  free(s->smap_ne);
+  free(s->smap_kind);
   s->smap = NULL;
-  s->smap_ne = NULL;
+  s->smap_kind = NULL;
   s->smap_ready = 0;
   s->pattern_cap = 0;
   s->pattern_pre_ok = 0;
@@ -118,8 +118,8 @@ static int patterns_alloc(svi_impact* s) {
   s->pattern_pk = malloc(sizeof(double) * (size_t)(npad / 4) * 2 * (3 * pc + 2) * 4);
   if (s->nt_max == 2) {   /* the spatial maps of up to two contacts (svi_modes.c) */
     s->smap = malloc(sizeof(double) * SVI_SMAP_PATTERNS * SVI_SMAP_STRIDE);
-    s->smap_ne = malloc(sizeof(int) * SVI_SMAP_PATTERNS);
-    if (!s->smap || !s->smap_ne) { patterns_free(s); return 0; }
+    s->smap_kind = malloc(sizeof(int) * SVI_SMAP_PATTERNS);
+    if (!s->smap || !s->smap_kind) { patterns_free(s); return 0; }
   }
   if (!s->pattern_map || !s->pattern_ok || !s->pattern_row0 || !s->pattern_F || !s->pattern_tau ||
       !s->pattern_hits || !s->pattern_pass ||

@@ -59,8 +59,8 @@ typedef enum { SVI_SOLVER_AUTO = 0, SVI_SOLVER_DENSE = 1, SVI_SOLVER_LOWRANK = 2
 #define SVI_LR_MAX_NV 64   /* the low-rank solver's largest nv */
 #define SVI_PFI_NMAX 1024  /* the dense Lemke's product form up to this n, the explicit tableau beyond */
 #define SVI_AT_NMAX 128    /* transposed LCP matrices kept up to this size */
-#define SVI_SMAP_PATTERNS 361   /* spatial pattern maps: 19^2 patterns of up to two contacts, */
-#define SVI_SMAP_STRIDE 96      /* [X; U] by columns, 8 x 12 doubles */
+#define SVI_SMAP_PATTERNS 361   /* spatial pattern maps: 19^2 patterns of up to two contacts */
+#define SVI_SMAP_STRIDE 96      /* doubles a pattern: [X; U] by columns, 8 x 12 */
 
 struct svi_impact {
   /* capacity */
@@ -157,14 +157,14 @@ struct svi_impact {
   struct svi_smode* smode;
   double *sm_wd, *sm_vf, *sm_xf;
   struct svi_mode_fac* sm_fac;   /* per pattern of up to two contacts: K's factor (per event) */
+  double* sm_kf;                 /* and K and the factor's values */
   /* per pattern of up to two spatial contacts (19^2), with the pattern maps (not under
    * svi_impact_set_step_solve): [X; U] (2 x 3nc x 4nc), x = X g, up = U g (svi_modes.c,
    * spatial_maps) */
   double* smap;
-  int*    smap_ne;     /* 0, or -1: never feasible (a non-finite map), -2: singular, solved directly */
+  int*    smap_kind;   /* 0: mapped, -1: never feasible (a non-finite map), -2: singular, solved directly */
   int     smap_direct; /* patterns solved directly */
   int     smap_ready;  /* built for the current event */
-  double* sm_kf;                 /* and K and the factor's values */
   int     smode_ready;   /* the per-event tables are built for the current problem */
   double* sm_c;   /* per contact and mode, per reduced row: [min, max] of Wr x over the mode's
                    * impulses and a magnitude (svi_modes.c, mode_bounds; per step) */

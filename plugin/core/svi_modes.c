@@ -1163,8 +1163,8 @@ static void spatial_maps(svi_impact* s) {
     mode[0] = p % S_MODES;
     mode[1] = p / S_MODES;
     double* B = s->smap + (size_t)p * SVI_SMAP_STRIDE;
-    s->smap_ne[p] = spatial_linear_map(s, mode, XU[0], XU[1]);
-    s->smap_direct += s->smap_ne[p] == SMAP_DIRECT;
+    s->smap_kind[p] = spatial_linear_map(s, mode, XU[0], XU[1]);
+    s->smap_direct += s->smap_kind[p] == SMAP_DIRECT;
     for (int j = 0; j < ng; j++)
       for (int k = 0; k < 4 * nvec; k++) {
         int w, a;
@@ -1251,7 +1251,7 @@ static inline __attribute__((always_inline)) int spatial_fast_nc(svi_impact* s, 
     for (int k0 = 0; k0 < cnt[0]; k0++) {
       mode[0] = list[0][k0];
       mode[1] = list[1][k1];
-      int p = mode[0] + S_MODES * mode[1], kind = s->smap_ne[p];
+      int p = mode[0] + S_MODES * mode[1], kind = s->smap_kind[p];
       if (kind == SMAP_NEVER) continue;
       s->patterns_solved++;
       if (kind == SMAP_DIRECT) {   /* a singular pattern: as spatial_enumerate solves it */
