@@ -168,7 +168,7 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
     s->sm_wd = malloc(sizeof(double) * (size_t)sc * 19 * 3 * 3 * sc);
     s->sm_vf = malloc(sizeof(double) * (size_t)sc * 19 * 3 * sc);
     s->sm_xf = malloc(sizeof(double) * (size_t)sc * 19 * 3);
-    if (!s->smode || !s->sm_wd || !s->sm_vf || !s->sm_xf || !svi_smode_fac_alloc(s)) {
+    if (!s->smode || !s->sm_wd || !s->sm_vf || !s->sm_xf || !svi_smode_event_alloc(s)) {
       svi_impact_destroy(s);
       return NULL;
     }
@@ -197,6 +197,7 @@ void svi_impact_destroy(svi_impact* s) {
   free(s->sm_xf);
   free(s->sm_fac);
   free(s->sm_kf);
+  free(s->sm_test);
   patterns_free(s);
 
   free(s->Ant_routh);

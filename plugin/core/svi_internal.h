@@ -158,6 +158,7 @@ struct svi_impact {
   double *sm_wd, *sm_vf, *sm_xf;
   struct svi_mode_fac* sm_fac;   /* per pattern of up to two contacts: K's factor (per event) */
   double* sm_kf;                 /* and K and the factor's values */
+  struct svi_smode_test* sm_test;   /* per mode: its tests on the velocity bounds (per event) */
   /* per pattern of up to two spatial contacts (19^2), with the pattern maps (not under
    * svi_impact_set_step_solve): [X; U] (2 x 3nc x 4nc), x = X g, up = U g (svi_modes.c,
    * spatial_maps) */
@@ -337,7 +338,7 @@ static inline int svi_modes_for_sampling(const svi_impact* s) { return s->nt == 
 static inline int svi_modes_cheap(const svi_impact* s) { return s->nt == 1 ? s->nc <= 3 : s->nc <= 2; }
 void svi_modes_setup(svi_impact* s);
 struct svi_smode* svi_smode_alloc(int nc);   /* the spatial mode table of nc contacts (malloc) */
-int svi_smode_fac_alloc(svi_impact* s);   /* sm_fac, sm_kf (malloc); 0 on failure */
+int svi_smode_event_alloc(svi_impact* s);   /* sm_fac, sm_kf, sm_test (malloc); 0 on failure */
 /* (31) at s->q (z into s->z): plain Lemke, then up to 3 randomly perturbed retries drawn from key
  * while the physical residual rejects the solution (svi_routh.c) */
 int svi_ap_lemke(svi_impact* s, const svi_lcp_options* o, uint64_t key, svi_lcp_info* li,

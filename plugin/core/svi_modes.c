@@ -416,21 +416,26 @@ static inline double* pk_at(const svi_impact* s, int p, int k, int j) {
   return s->pattern_pk + (size_t)(p / 4) * 8 * (ng + 2) + 4 * ((ng + 2) * k + j) + p % 4;
 }
 
+/* pattern_pre's parts: the block rows' partial sums (4 a block), then U's (m2pad a pattern), then
+ * X's (2nc a pattern) */
+static inline double* pre_u(const svi_impact* s) { return s->pattern_pre + 4 * s->pattern_blk0[s->n_patterns]; }
+static inline double* pre_x(const svi_impact* s) {
+  return pre_u(s) + (size_t)s->n_patterns * ((2 * s->nc + 3) & ~3);
+}
+
 /* The partial sums at the event's first step: the packed rows' (into pattern_pk), every block
  * row's, U's and X's (pattern_pre). */
 static void pattern_prefix(svi_impact* s) {
   int nc = s->nc, m2 = 2 * nc, ng = 3 * nc, npad = s->pattern_npad, m2pad = (m2 + 3) & ~3;
   const double* g0 = s->pattern_g0;
-  double* pre = s->pattern_pre;
   for (int k = 0; k < 2; k++)
     for (int p = 0; p < npad; p++)
       *pk_at(s, p, k, ng + 1) = prefix_sum(pk_at(s, p, k, 0), 4, g0, m2);
   int total = s->n_patterns, nblk = s->pattern_blk0[total], bs = 4 * ng + 4;
-  double* bp = pre;
+  double* bp = s->pattern_pre;
   for (int b = 0; b < nblk; b++)
     for (int k = 0; k < 4; k++) bp[4 * b + k] = prefix_sum(s->pattern_blk + (size_t)b * bs + k, 4, g0, m2);
-  double* up = bp + 4 * nblk;
-  double* xp = up + (size_t)total * m2pad;
+  double *up = pre_u(s), *xp = pre_x(s);
   for (int p = 0; p < total; p++) {
     const double* Uc = s->pattern_uc + (size_t)p * ng * m2pad;
     const double* X = s->pattern_map + (size_t)p * 2 * m2 * ng;
@@ -561,15 +566,47 @@ struct svi_smode {
 
 struct svi_smode* svi_smode_alloc(int nc) { return malloc(sizeof(struct svi_smode) * (size_t)nc * S_MODES); }
 
+/* The tests a spatial mode's sign conditions and equations put on its contact's post-step
+ * velocity rows (n, t1, t2) over [l, h]: row e must have l_e <= lt[e] where tl[e] and h_e >= ht[e]
+ * where th[e] (SEP: u_n' >= -vtol; BUD: u_n' <= vtol; INT, STICK: = 0 to 3 vtol; a vertex or a
+ * face of sign s: s u_t' <= vtol, and the face's equation s1 u_t1' = s2 u_t2' on t2 to 4 vtol) */
+struct svi_smode_test { double lt[3], ht[3]; int tl[3], th[3]; };
+typedef struct svi_smode_test smode_test;
+
+static inline void smode_test_row(smode_test* t, int e, double sg, double tol) {
+  if (sg > 0) { t->tl[e] = 1; t->lt[e] = tol; }
+  else { t->th[e] = 1; t->ht[e] = -tol; }
+}
+
+static inline smode_test smode_tests(int md, double vtol) {
+  double etol = 3 * vtol;
+  smode_test t;
+  memset(&t, 0, sizeof(t));
+  if (md == S_SEP) { smode_test_row(&t, 0, -1, vtol); return t; }
+  int integ = (md - 1) / S_PER_NORMAL, f = (md - 1) % S_PER_NORMAL;
+  if (integ) { smode_test_row(&t, 0, 1, etol); smode_test_row(&t, 0, -1, etol); }
+  else smode_test_row(&t, 0, 1, vtol);
+  if (f == F_STICK) {
+    for (int e = 1; e <= 2; e++) { smode_test_row(&t, e, 1, etol); smode_test_row(&t, e, -1, etol); }
+  } else if (f < F_FACE) {
+    smode_test_row(&t, 1 + (f - F_VERTEX) / 2, (f - F_VERTEX) % 2 ? -1.0 : 1.0, vtol);
+  } else {
+    smode_test_row(&t, 1, ((f - F_FACE) & 1) ? -1.0 : 1.0, vtol);
+    smode_test_row(&t, 2, ((f - F_FACE) & 2) ? -1.0 : 1.0, etol + vtol);
+  }
+  return t;
+}
+
 /* the factors kept per pattern: up to SM_FAC_NC contacts (19^2 patterns of at most 6 unknowns) */
 #define SM_FAC_NC 2
 #define SM_FAC_K (3 * SM_FAC_NC)
 enum { SM_FAC_PATTERNS = S_MODES * S_MODES };
 
-int svi_smode_fac_alloc(svi_impact* s) {
+int svi_smode_event_alloc(svi_impact* s) {
   s->sm_fac = malloc(sizeof(struct svi_mode_fac) * SM_FAC_PATTERNS);
   s->sm_kf = malloc(sizeof(double) * SM_FAC_PATTERNS * 2 * SM_FAC_K * SM_FAC_K);
-  return s->sm_fac && s->sm_kf;
+  s->sm_test = malloc(sizeof(struct svi_smode_test) * S_MODES);
+  return s->sm_fac && s->sm_kf && s->sm_test;
 }
 
 static void smode_build(struct svi_smode* q, int md, double mu) {
@@ -615,6 +652,7 @@ static void spatial_setup(svi_impact* s) {
   for (int a = 0; a < m3; a++)
     for (int b = 0; b < m3; b++) s->Wr[a * m3 + b] = s->W[spatial_row(nc, a) * nb + spatial_row(nc, b)];
   pad_wr(s, m3);
+  for (int md = 0; md < S_MODES; md++) s->sm_test[md] = smode_tests(md, s->sep_tol * 10);
   s->smode_ready = 0;
   s->smap_ready = 0;
 }
@@ -669,6 +707,20 @@ static void spatial_k(int k, const combo* const* eq, const double* const* wd, co
   }
 }
 
+/* contact i's unknowns in its mode (slot i S_MODES + mode, q its table), appended at k: Wr times
+ * each one's direction (wd, m3 rows), the direction, its equation and the contact's first reduced
+ * row (base); returns the new count */
+static inline int spatial_unknowns(const svi_impact* s, const struct svi_smode* q, int i, int slot, int m3,
+                                   int k, const double** wd, const combo** dir, const combo** eq, int* base) {
+  for (int j = 0; j < q->k; j++, k++) {
+    wd[k] = s->sm_wd + ((size_t)slot * 3 + j) * m3;
+    dir[k] = &q->dir[j];
+    eq[k] = &q->eq[j];
+    base[k] = 3 * i;
+  }
+  return k;
+}
+
 /* x and the post-step reduced velocity up of one spatial pattern, before its sign checks:
  * x = x_fixed + sum_j dir_j y_j with the unknowns y from the pattern's equations
  * eq_e . (u + Wr x_fixed + sum_j (Wr dir_j) y_j) = 0, every product with Wr taken from the
@@ -688,12 +740,7 @@ static int spatial_pattern(svi_impact* s, const int* mode, const double* ur, dou
       for (int c = 0; c < 3; c++) x[3 * i + c] = xf[c];
       for (int a = 0; a < m3; a++) up[a] += vf[a];
     }
-    for (int j = 0; j < q->k; j++, k++) {
-      wd[k] = s->sm_wd + ((size_t)slot * 3 + j) * m3;
-      dir[k] = &q->dir[j];
-      eq[k] = &q->eq[j];
-      base[k] = 3 * i;
-    }
+    k = spatial_unknowns(s, q, i, slot, m3, k, wd, dir, eq, base);
   }
   if (k == 0) return 1;
   double r[KMAX], y[KMAX];
@@ -730,16 +777,24 @@ static int spatial_pattern(svi_impact* s, const int* mode, const double* ur, dou
 
 /* The sign conditions of the spatial modes (header comment), in two parts: the normal ones
  * (spatial_normal_ok: the post-step normal velocity of SEP and BUD, the normal impulse of INT in
- * [0, l_max]) and the friction ones (spatial_friction_ok).  spatial_normal_bounds gives the
- * former as intervals per contact and mode at the step's budgets, for spatial_fast. */
-static inline int spatial_normal_ok(const svi_impact* s, int md, double lmax_i, double xn, double un) {
+ * [0, l_max]) and the friction ones (spatial_friction_ok).  The normal ones are intervals of
+ * contact i's budget l_max,i (spatial_normal_interval): x_n in [b0, b1], up_n in [b2, b3], +-inf
+ * where a mode has no condition; a NaN passes, as a failed comparison rejects nothing. */
+static inline void spatial_normal_interval(const svi_impact* s, int md, double lmax_i, double* b) {
   double vtol = s->sep_tol * 10;
   double itol = 1e-9 * (s->ref_impulse > 0 ? s->ref_impulse : 1.0);
-  if (md == S_SEP) return !(un < -vtol);
-  if ((md - 1) / S_PER_NORMAL == 0) return !(un > vtol);
-  return !(xn < -itol || xn > lmax_i + itol);
+  b[0] = b[2] = -INFINITY;
+  b[1] = b[3] = INFINITY;
+  if (md == S_SEP) b[2] = -vtol;
+  else if ((md - 1) / S_PER_NORMAL == 0) b[3] = vtol;
+  else { b[0] = -itol; b[1] = lmax_i + itol; }
 }
 
+static inline int spatial_normal_ok(const svi_impact* s, int md, double lmax_i, double xn, double un) {
+  double b[4];
+  spatial_normal_interval(s, md, lmax_i, b);
+  return !(xn < b[0]) & !(xn > b[1]) & !(un < b[2]) & !(un > b[3]);
+}
 static inline __attribute__((always_inline)) int spatial_friction_ok(const svi_impact* s, int nc, const int* mode,
                                                                      const double* x, const double* up) {
   double vtol = s->sep_tol * 10;
@@ -769,22 +824,6 @@ static int spatial_feasible(const svi_impact* s, const int* mode, const double* 
   for (int i = 0; i < s->nc; i++)
     if (!spatial_normal_ok(s, mode[i], lmax[i], x[3 * i], up[3 * i])) return 0;
   return spatial_friction_ok(s, s->nc, mode, x, up);
-}
-
-/* spatial_normal_ok as x_n in [b0, b1], up_n in [b2, b3] (+-inf: no condition; a NaN passes
- * both, as there), per contact and mode: nb[(i S_MODES + md) 4 + k] */
-static void spatial_normal_bounds(const svi_impact* s, const double* lmax, double* nb) {
-  double vtol = s->sep_tol * 10;
-  double itol = 1e-9 * (s->ref_impulse > 0 ? s->ref_impulse : 1.0);
-  for (int i = 0; i < s->nc; i++)
-    for (int md = 0; md < S_MODES; md++) {
-      double* b = nb + (i * S_MODES + md) * 4;
-      b[0] = b[2] = -INFINITY;
-      b[1] = b[3] = INFINITY;
-      if (md == S_SEP) b[2] = -vtol;
-      else if ((md - 1) / S_PER_NORMAL == 0) b[3] = vtol;
-      else { b[0] = -itol; b[1] = lmax[i] + itol; }
-    }
 }
 
 /* ---- exact pruning of the modes of the directly solved enumerations --------------------------
@@ -836,7 +875,8 @@ static int can_zero(double lo, double hi, double tol) { return lo <= tol && hi >
 
 /* whether contact mode md can meet its sign conditions and equations with the contact's
  * post-step velocities (n, t[, t2]) anywhere in [l, h] (the header of velocity_bounds) */
-static inline int mode_possible(int spatial, int md, const double* l, const double* h, double vtol) {
+static inline int mode_possible(const svi_impact* s, int spatial, int md, const double* l, const double* h,
+                                double vtol) {
   double etol = 3 * vtol;
   if (!spatial) {
     int ok = 1;
@@ -848,18 +888,11 @@ static inline int mode_possible(int spatial, int md, const double* l, const doub
     if (md == BUD_SLIP_M || md == INT_SLIP_M) ok = ok && can_le(l[1], h[1], -1, vtol);
     return ok;
   }
-  if (md == S_SEP) return can_le(l[0], h[0], -1, vtol);
-  int integ = (md - 1) / S_PER_NORMAL, f = (md - 1) % S_PER_NORMAL;
-  int ok = integ ? can_zero(l[0], h[0], etol) : can_le(l[0], h[0], 1, vtol);
-  if (f == F_STICK) return ok && can_zero(l[1], h[1], etol) && can_zero(l[2], h[2], etol);
-  if (f < F_FACE) {
-    int j = (f - F_VERTEX) / 2;
-    return ok && can_le(l[1 + j], h[1 + j], (f - F_VERTEX) % 2 ? -1.0 : 1.0, vtol);
-  }
-  double s1 = ((f - F_FACE) & 1) ? -1.0 : 1.0, s2 = ((f - F_FACE) & 2) ? -1.0 : 1.0;
-  return ok && can_le(l[1], h[1], s1, vtol) && can_le(l[2], h[2], s2, etol + vtol);
+  const smode_test* t = s->sm_test + md;   /* smode_tests at this vtol, per event (spatial_setup) */
+  for (int e = 0; e < 3; e++)
+    if ((t->tl[e] && !(l[e] <= t->lt[e])) || (t->th[e] && !(h[e] >= t->ht[e]))) return 0;
+  return 1;
 }
-
 /* the modes of each contact that survive the bounds, in increasing order; 0 if a contact has none.
  * *bounded: whether the bounds exist (a finite budget and finite data) */
 static int allowed_modes(const svi_impact* s, const double* ur, const double* lmax, int spatial,
@@ -870,7 +903,7 @@ static int allowed_modes(const svi_impact* s, const double* ur, const double* lm
   for (int i = 0; i < nc; i++) {
     cnt[i] = 0;
     for (int md = 0; md < nm; md++)
-      if (!*bounded || mode_possible(spatial, md, lo + per * i, hi + per * i, vtol)) list[i][cnt[i]++] = md;
+      if (!*bounded || mode_possible(s, spatial, md, lo + per * i, hi + per * i, vtol)) list[i][cnt[i]++] = md;
     if (cnt[i] == 0) return 0;
   }
   return 1;
@@ -975,16 +1008,16 @@ static inline int pattern_possible(const svi_impact* s, const int* mode, const d
       l[e] = lo - 1e-12 * mag;
       h[e] = hi + 1e-12 * mag;
     }
-    if (!mode_possible(spatial, mode[j], l, h, vtol)) return 0;
+    if (!mode_possible(s, spatial, mode[j], l, h, vtol)) return 0;
   }
   return 1;
 }
 
 /* pattern_possible for two spatial contacts, the six rows as two GCC vectors (rows 0-3, then 4-5
  * and two padding lanes): the same sums in the same order (u_a, then contact 0's and contact 1's
- * intervals), the same widening, and mode_possible's tests as lane thresholds, l <= tl where
- * contact j's mode tests a row's lower end and h >= th where it tests the upper end (a NaN fails
- * a test, as there).  Each contact's tables hold its own three lanes and zero bits elsewhere, so a
+ * intervals), the same widening, and mode_possible's tests (smode_tests) as lane thresholds,
+ * l <= tl where contact j's mode tests a row's lower end and h >= th where it tests the upper end
+ * (a NaN fails a test, as there).  Each contact's tables hold its own three lanes and zero bits elsewhere, so a
  * pattern's are its two contacts' or-ed.  The same decisions. */
 typedef struct { svi_v4d lo[2], hi[2], mag[2]; } pp_bounds;
 typedef struct { svi_v4i tl[2], th[2], ml[2], mh[2]; } pp_tests;
@@ -993,38 +1026,20 @@ typedef struct { svi_v4i tl[2], th[2], ml[2], mh[2]; } pp_tests;
 static inline void pp_set(svi_v4d* v, int k, double x) { v[k / 4][k % 4] = x; }
 static inline void pp_seti(svi_v4i* v, int k, long long x) { v[k / 4][k % 4] = x; }
 
-static void pp_test_row(pp_tests* t, int k, int lower, double tol) {
-  double x = lower ? tol : -tol;
-  long long bits;
-  memcpy(&bits, &x, sizeof(bits));
-  if (lower) { pp_seti(t->tl, k, bits); pp_seti(t->ml, k, -1); }
-  else { pp_seti(t->th, k, bits); pp_seti(t->mh, k, -1); }
-}
-
-/* contact j's tests in mode md on its lanes 3j .. 3j + 2 (mode_possible, spatial) */
-static void pp_tests_of(pp_tests* t, int j, int md, double vtol) {
-  double etol = 3 * vtol;
-  int k = 3 * j;
+/* contact j's tests in mode md (sm_test) on its lanes 3j .. 3j + 2 */
+static void pp_tests_of(const svi_impact* s, pp_tests* t, int j, int md) {
+  const smode_test* m = s->sm_test + md;
   memset(t, 0, sizeof(*t));
-  if (md == S_SEP) { pp_test_row(t, k, 0, vtol); return; }
-  int integ = (md - 1) / S_PER_NORMAL, f = (md - 1) % S_PER_NORMAL;
-  if (integ) { pp_test_row(t, k, 1, etol); pp_test_row(t, k, 0, etol); }
-  else pp_test_row(t, k, 1, vtol);
-  if (f == F_STICK) {
-    for (int e = 1; e <= 2; e++) { pp_test_row(t, k + e, 1, etol); pp_test_row(t, k + e, 0, etol); }
-  } else if (f < F_FACE) {
-    int jj = (f - F_VERTEX) / 2;
-    pp_test_row(t, k + 1 + jj, (f - F_VERTEX) % 2 ? 0 : 1, vtol);
-  } else {
-    pp_test_row(t, k + 1, ((f - F_FACE) & 1) ? 0 : 1, vtol);
-    pp_test_row(t, k + 2, ((f - F_FACE) & 2) ? 0 : 1, etol + vtol);
+  for (int e = 0; e < 3; e++) {
+    long long bits;
+    if (m->tl[e]) { memcpy(&bits, &m->lt[e], sizeof(bits)); pp_seti(t->tl, 3 * j + e, bits); pp_seti(t->ml, 3 * j + e, -1); }
+    if (m->th[e]) { memcpy(&bits, &m->ht[e], sizeof(bits)); pp_seti(t->th, 3 * j + e, bits); pp_seti(t->mh, 3 * j + e, -1); }
   }
 }
 
 /* per step: u's lanes, and each allowed mode's intervals (from mode_bounds' sm_c) and tests */
 static void pp_setup(const svi_impact* s, const double* ur, int list[][S_MODES_MAX], const int* cnt,
                      pp_bounds* U, pp_bounds B[2][S_MODES], pp_tests T[2][S_MODES]) {
-  double vtol = s->sep_tol * 10;
   memset(U, 0, sizeof(*U));
   for (int a = 0; a < 6; a++) { pp_set(U->lo, a, ur[a]); pp_set(U->hi, a, ur[a]); pp_set(U->mag, a, fabs(ur[a])); }
   for (int i = 0; i < 2; i++)
@@ -1034,7 +1049,7 @@ static void pp_setup(const svi_impact* s, const double* ur, int list[][S_MODES_M
       pp_bounds* q = &B[i][md];
       memset(q, 0, sizeof(*q));
       for (int a = 0; a < 6; a++) { pp_set(q->lo, a, b[3 * a]); pp_set(q->hi, a, b[3 * a + 1]); pp_set(q->mag, a, b[3 * a + 2]); }
-      pp_tests_of(&T[i][md], i, md, vtol);
+      pp_tests_of(s, &T[i][md], i, md);
     }
 }
 
@@ -1078,24 +1093,20 @@ static int spatial_has_budget(const int* mode, int nc) {
  * solve, spatial_pattern) and SMAP_NEVER for a map that is not finite. */
 enum { SMAP_DIRECT = -2, SMAP_NEVER = -1 };
 static int spatial_linear_map(const svi_impact* s, const int* mode, double* X, double* U) {
-  int nc = s->nc, m3 = 3 * nc, ng = m3 + nc, k = 0;
+  int nc = s->nc, m3 = 3 * nc, ng = m3 + nc;
   const double* Wr = s->Wr;
   const double* wd[KMAX];
   const combo *dir[KMAX], *eq[KMAX];
   int base[KMAX];
   double U0[KMAX][KMAX];   /* m3 x ng (ng <= 8 for two contacts) */
   memset(X, 0, sizeof(double) * m3 * ng);
+  int k = 0;
   for (int i = 0; i < nc; i++) {
     int slot = i * S_MODES + mode[i];
     const struct svi_smode* q = s->smode + slot;
     if (q->fixed)
       for (int c = 0; c < 3; c++) X[(3 * i + c) * ng + m3 + i] = q->fix[c];
-    for (int j = 0; j < q->k; j++, k++) {
-      wd[k] = s->sm_wd + ((size_t)slot * 3 + j) * m3;
-      dir[k] = &q->dir[j];
-      eq[k] = &q->eq[j];
-      base[k] = 3 * i;
-    }
+    k = spatial_unknowns(s, q, i, slot, m3, k, wd, dir, eq, base);
   }
   for (int a = 0; a < m3; a++)
     for (int j = 0; j < ng; j++) {
@@ -1207,8 +1218,8 @@ static void spatial_lambda(int nc, int nb, const double* x, double* lam) {
 /* The step outcomes of up to two spatial contacts through the event's pattern maps
  * (spatial_maps), for events sampled many times (not under svi_impact_set_step_solve): the
  * modes the velocity bounds allow (allowed_modes), each pattern of them in the enumeration's
- * order evaluated as x = X g, up = U g (the normal rows first, against the bounds of
- * spatial_normal_bounds; the rest only for the patterns that pass), with the sign conditions of
+ * order evaluated as x = X g, up = U g (the normal rows first, against the intervals of
+ * spatial_normal_interval; the rest only for the patterns that pass), with the sign conditions of
  * spatial_feasible; a singular pattern solved as spatial_enumerate solves it.  The same
  * patterns and conditions as the direct solve, whose outcomes it gives to rounding (a map's
  * sums are not the solve's).  Without the per-pattern bounds of pattern_possible: a map costs
@@ -1231,13 +1242,12 @@ static inline __attribute__((always_inline)) int spatial_fast_nc(svi_impact* s, 
    * contact i's mode sets its two lanes and leaves the others all zero bits, so a pattern's
    * bounds are its contacts' or-ed (one contact: the padding lanes -inf, +inf); a NaN value
    * fails no comparison and passes, as in spatial_normal_ok */
-  double nbd[2 * S_MODES * 4], lb[4], hb[4];
+  double b[4], lb[4], hb[4];
   svi_v4i lo[2][S_MODES], hi[2][S_MODES];
   svi_v4d gv[8];
-  spatial_normal_bounds(s, lmax, nbd);
   for (int i = 0; i < nc; i++)
     for (int md = 0; md < S_MODES; md++) {
-      const double* b = nbd + (i * S_MODES + md) * 4;
+      spatial_normal_interval(s, md, lmax[i], b);
       for (int l = 0; l < 4; l++) { lb[l] = nc == 1 ? -INFINITY : 0.0; hb[l] = nc == 1 ? INFINITY : 0.0; }
       lb[i] = b[0]; hb[i] = b[1];
       lb[nc + i] = b[2]; hb[nc + i] = b[3];
@@ -1494,7 +1504,7 @@ SVI_AVX2_INLINE int outcomes_avx2_ng(const svi_impact* s, int na, const int* idx
   enum { VMAX = 2 };   /* m2 <= 6: two vectors */
   const int m2 = 2 * ng / 3, nvec = (m2 + 3) / 4, m2pad = 4 * nvec, j0 = first ? m2 : 1;
   int count = 0;
-  const double* upre = s->pattern_pre + 4 * s->pattern_blk0[s->n_patterns];
+  const double* upre = pre_u(s);
   double gu[4 * VMAX] = {0}, seen[SVI_ENUM_MAX_SOLS * 4 * VMAX];
   for (int a = 0; a < m2; a++) gu[a] = g[a];
   __m256d sgn = _mm256_set1_pd(-0.0), tol = _mm256_set1_pd(dtol);
@@ -1604,7 +1614,7 @@ static inline int same_bits(double a, double b) {
 static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, const double* u,
                                                                 const double* lmax, double r01,
                                                                 double* pick, const int nc) {
-  int nb = 3 * nc, m2 = 2 * nc, ng = 3 * nc, total = s->n_patterns;
+  int nb = 3 * nc, m2 = 2 * nc, ng = 3 * nc;
   double g[3 * MODE_MAX_NC], x[2 * MODE_MAX_NC], up[2 * MODE_MAX_NC], du[2 * MODE_MAX_NC];
   for (int i = 0; i < nc; i++) {
     g[2 * i] = u[i];
@@ -1652,7 +1662,7 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
     k0 = svi_pick_index(r01, count);
     k1 = k0 + 1;
   }
-  const double* xpre = s->pattern_pre + 4 * s->pattern_blk0[total] + (size_t)total * ((m2 + 3) & ~3);
+  const double* xpre = pre_x(s);
   for (int k = k0; k < k1; k++) {
     const double* X = s->pattern_map + (size_t)found[k] * 2 * m2 * ng;
     if (first)   /* the rest of dot_ng's sum after its first m2 terms */
