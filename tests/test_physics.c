@@ -483,6 +483,12 @@ static void test_step_solve_same_set(void) {
  * the mode enumeration all solve (75), and they include every distinct outcome of the
  * complementary-basis enumeration (which skips singular bases, so the modes may find more).
  * Contacts at rest and large mu make non-unique steps (Assumption 6 fails) common. */
+/* step k's budgets of problem t's random steps: 1 % to 3 reference impulses, apart per contact */
+static void step_budgets(const svi_impact* s, int t, int k, double* lmax) {
+  double scale = pow(10, -2 + 2.5 * rnd(t, 80 + k));
+  for (int i = 0; i < s->nc; i++) lmax[i] = scale * (0.2 + rnd(t, 90 + 4 * k + i)) * svi_impact_reference_impulse(s);
+}
+
 /* The pruning of the directly solved enumerations (svi_modes.c, velocity_bounds) only skips
  * patterns that cannot be feasible: with it and without it the same outcomes come out bit for
  * bit, in the same order, on planar (up to 4 contacts) and spatial (up to 3) steps, from the
@@ -519,8 +525,7 @@ static void test_pruning_exact(void) {
     double lmax[4], u[32];
     memcpy(u, a->u0, sizeof(double) * nb);
     for (int pass = 0; pass < 2; pass++) {
-      double scale = pow(10, -2 + 2.5 * rnd(t, 80 + pass));
-      for (int i = 0; i < a->nc; i++) lmax[i] = scale * (0.2 + rnd(t, 90 + 4 * pass + i)) * svi_impact_reference_impulse(a);
+      step_budgets(a, t, pass, lmax);
       long long pa = a->patterns_solved, pb = b->patterns_solved;
       int na = svi_modes_enumerate(a, u, lmax), nbb = svi_modes_enumerate(b, u, lmax);
       with += a->patterns_solved - pa;
@@ -561,18 +566,17 @@ static void test_spatial_factor_cache(void) {
   long long solved = 0, factored = 0, singular = 0;
   svi_impact* a = svi_impact_create(RP_NV, 2, 2);   /* one instance for every event: a factor
                                                       * kept from an earlier event would show */
+  svi_impact_set_step_solve(a, 1);   /* the direct solve (the maps are tested below) */
   for (int t = 0; t < 300; t++) {
     rp_problem p;
     spatial_event(&p, t, 9191);
     svi_problem_def def = rp_def(&p);
-    svi_impact_set_step_solve(a, 1);   /* the direct solve (the maps are tested below) */
     if (svi_impact_setup(a, &def, NULL, 0) != SVI_OK) continue;
     int nb = a->nb;
     double lmax[4], u[32];
     memcpy(u, a->u0, sizeof(double) * nb);
     for (int step = 0; step < 5; step++) {
-      double scale = pow(10, -2 + 2.5 * rnd(t, 80 + step));
-      for (int i = 0; i < a->nc; i++) lmax[i] = scale * (0.2 + rnd(t, 90 + 4 * step + i)) * svi_impact_reference_impulse(a);
+      step_budgets(a, t, step, lmax);
       svi_impact* b = svi_impact_create(def.nv, def.nc, 2);
       svi_impact_set_step_solve(b, 1);
       if (svi_impact_setup(b, &def, NULL, 0) != SVI_OK) { svi_impact_destroy(b); break; }
@@ -623,8 +627,7 @@ static void test_spatial_maps_vs_solve(void) {
     double lmax[4], u[32], va[16], vb[16], vref = svi_impact_approach_speed(a);
     memcpy(u, a->u0, sizeof(double) * nb);
     for (int step = 0; step < 5; step++) {
-      double scale = pow(10, -2 + 2.5 * rnd(t, 80 + step));
-      for (int i = 0; i < a->nc; i++) lmax[i] = scale * (0.2 + rnd(t, 90 + 4 * step + i)) * svi_impact_reference_impulse(a);
+      step_budgets(a, t, step, lmax);
       int na = svi_modes_enumerate(a, u, lmax), nbb = svi_modes_enumerate(b, u, lmax);
       unmapped += !a->smap_ready;
       if (step == 0) { direct += a->smap_direct; mapped += (a->nc == 1 ? 19 : 361) - a->smap_direct; }
