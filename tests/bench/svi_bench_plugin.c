@@ -101,7 +101,9 @@ static int nModels;
 
 static int cmp_name(const void* a, const void* b) { return strcmp(*(char* const*)a, *(char* const*)b); }
 
-static void list_models(const char* dir) {
+static void list_models(const char* dir) {   /* replaces the list */
+  for (int i = 0; i < nModels; i++) free(kModels[i]);
+  nModels = 0;
   DIR* dd = opendir(dir);
   struct dirent* e;
   while (dd && (e = readdir(dd)) && nModels < 128) {
@@ -599,8 +601,6 @@ int main(int argc, char** argv) {
   if (strchr(only, 'F')) {
     char sdir[700];
     snprintf(sdir, sizeof(sdir), "%s/scenes", dir);
-    for (int i = 0; i < nModels; i++) free(kModels[i]);
-    nModels = 0;
     list_models(sdir);
     printf("\n## F. The impact step of the scenes in %s, as in B (nv: the model's; the event's problem holds the "
            "dofs of the trees it reaches; medians of %d)\n\n", sdir, quick ? 20 : 200);
@@ -611,14 +611,10 @@ int main(int argc, char** argv) {
     printf("\n## G. Algorithm 2 on each model's first impact event, one thread, as svi-sample (%lld samples, 256 "
            "where 256 take over 0.1 s; the event's set-up included, the fastest of 3 runs)\n\n", ns);
     printf("| model | nv | contacts | contact | LCPs/sample | us/sample | accepted |\n|---|---|---|---|---|---|---|\n");
-    for (int i = 0; i < nModels; i++) free(kModels[i]);
-    nModels = 0;
     list_models(dir);
     alg2_table(dir, ns, 3);
     char sdir[700];
     snprintf(sdir, sizeof(sdir), "%s/scenes", dir);
-    for (int i = 0; i < nModels; i++) free(kModels[i]);
-    nModels = 0;
     list_models(sdir);
     alg2_table(sdir, ns, 3);
   }
