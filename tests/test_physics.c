@@ -555,54 +555,68 @@ static void spatial_event(rp_problem* p, int t, uint64_t seed) {
   for (int i = 0; i < p->nc; i++) p->mu[i] = 5 * rnd(t, 7100 + i);
 }
 
-/* The spatial enumeration keeps each pattern's factor of K for the event (svi_modes.c,
- * mode_factor / mode_solve): a step solved with the factors of earlier steps gives the outcomes
- * of the same step solved by a fresh instance, which factors every pattern anew, bit for bit.
- * Random one- and two-contact spatial events, high friction (non-unique steps), few velocities
- * (singular patterns: the normal-equations path is kept too), five steps each at varied budgets
- * and velocities, every event set up on the same instance. */
-static void test_spatial_factor_cache(void) {
-  int compared = 0, differ = 0, multi = 0;
-  long long solved = 0, factored = 0, singular = 0;
-  svi_impact* a = svi_impact_create(RP_NV, 2, 2);   /* one instance for every event: a factor
-                                                      * kept from an earlier event would show */
-  svi_impact_set_step_solve(a, 1);   /* the direct solve (the maps are tested below) */
-  for (int t = 0; t < 300; t++) {
-    rp_problem p;
-    spatial_event(&p, t, 9191);
-    svi_problem_def def = rp_def(&p);
-    if (svi_impact_setup(a, &def, NULL, 0) != SVI_OK) continue;
-    int nb = a->nb;
-    double lmax[4], u[32];
-    memcpy(u, a->u0, sizeof(double) * nb);
-    for (int step = 0; step < 5; step++) {
-      step_budgets(a, t, step, lmax);
-      svi_impact* b = svi_impact_create(def.nv, def.nc, 2);
-      svi_impact_set_step_solve(b, 1);
-      if (svi_impact_setup(b, &def, NULL, 0) != SVI_OK) { svi_impact_destroy(b); break; }
-      long long s0 = a->patterns_solved, f0 = a->patterns_factored;
-      int na = svi_modes_enumerate(a, u, lmax), nbb = svi_modes_enumerate(b, u, lmax);
-      solved += a->patterns_solved - s0;
-      factored += a->patterns_factored - f0;
-      singular += b->patterns_singular;
-      compared++;
-      multi += na > 1;
-      int same = na == nbb && !memcmp(a->sols, b->sols, sizeof(double) * (size_t)(na * nb));
-      svi_impact_destroy(b);
-      if (!same) { differ++; break; }
-      if (na == 0) break;
-      svi_impact_add_w(a, a->sols + (step % na) * nb, u);   /* on from one of the outcomes */
+/* a random planar event of one to three contacts (one tangent each) with friction up to 5 */
+static void planar_event(rp_problem* p, int t, uint64_t seed) {
+  random_impact(p, (uint64_t)t + seed, 0);
+  p->nt = 1;
+  p->nc = 1 + t % 3;
+  for (int i = 0; i < p->nc * p->nv; i++) p->Jt[i] = 2 * rnd(t, 7000 + i) - 1;
+  for (int i = 0; i < p->nc; i++) p->mu[i] = 5 * rnd(t, 7100 + i);
+}
+
+/* The directly solved enumerations keep each pattern's factor of K for the event (svi_modes.c,
+ * mode_factor / mode_solve; up to two spatial or three planar contacts): a step solved with the
+ * factors of earlier steps gives the outcomes of the same step solved by a fresh instance, which
+ * factors every pattern anew, bit for bit.  Random spatial events of one and two contacts and
+ * planar ones of one to three, high friction (non-unique steps), few velocities (singular
+ * patterns: the normal-equations path is kept too), five steps each at varied budgets and
+ * velocities, every event of a kind set up on the same instance. */
+static void test_factor_cache(void) {
+  for (int spatial = 0; spatial < 2; spatial++) {
+    int compared = 0, differ = 0, multi = 0;
+    long long solved = 0, factored = 0, singular = 0;
+    const char* kind = spatial ? "spatial" : "planar";
+    svi_impact* a = svi_impact_create(RP_NV, 3, 2);   /* one instance for every event: a factor
+                                                       * kept from an earlier event would show */
+    svi_impact_set_step_solve(a, 1);   /* the direct solve (the maps are tested below) */
+    for (int t = 0; t < 300; t++) {
+      rp_problem p;
+      if (spatial) spatial_event(&p, t, 9191);
+      else planar_event(&p, t, 9292);
+      svi_problem_def def = rp_def(&p);
+      if (svi_impact_setup(a, &def, NULL, 0) != SVI_OK) continue;
+      int nb = a->nb;
+      double lmax[4], u[32];
+      memcpy(u, a->u0, sizeof(double) * nb);
+      for (int step = 0; step < 5; step++) {
+        step_budgets(a, t, step, lmax);
+        svi_impact* b = svi_impact_create(def.nv, def.nc, def.nt);
+        svi_impact_set_step_solve(b, 1);
+        if (svi_impact_setup(b, &def, NULL, 0) != SVI_OK) { svi_impact_destroy(b); break; }
+        long long s0 = a->patterns_solved, f0 = a->patterns_factored;
+        int na = svi_modes_enumerate(a, u, lmax), nbb = svi_modes_enumerate(b, u, lmax);
+        solved += a->patterns_solved - s0;
+        factored += a->patterns_factored - f0;
+        singular += b->patterns_singular;
+        compared++;
+        multi += na > 1;
+        int same = na == nbb && !memcmp(a->sols, b->sols, sizeof(double) * (size_t)(na * nb));
+        svi_impact_destroy(b);
+        if (!same) { differ++; break; }
+        if (na == 0) break;
+        svi_impact_add_w(a, a->sols + (step % na) * nb, u);   /* on from one of the outcomes */
+      }
     }
+    svi_impact_destroy(a);
+    CHECK(compared > 600, "%s factor cache: compared %d steps", kind, compared);
+    CHECK(multi > 0, "%s factor cache: %d steps with several outcomes", kind, multi);
+    CHECK(singular > 0, "%s factor cache: %lld singular patterns", kind, singular);
+    CHECK(factored < solved / 2, "%s factor cache: %lld of %lld patterns factored", kind, factored, solved);
+    CHECK(differ == 0, "%s factor cache: %d of %d steps came out differently", kind, differ, compared);
+    printf("%s factor cache: %d steps (%d with several outcomes) bit-identical with a fresh instance; "
+           "%lld of %lld patterns factored, %lld singular in the fresh ones\n", kind, compared, multi, factored,
+           solved, singular);
   }
-  svi_impact_destroy(a);
-  CHECK(compared > 600, "factor cache: compared %d steps", compared);
-  CHECK(multi > 0, "factor cache: %d steps with several outcomes", multi);
-  CHECK(singular > 0, "factor cache: %lld singular patterns", singular);
-  CHECK(factored < solved / 2, "factor cache: %lld of %lld patterns factored", factored, solved);
-  CHECK(differ == 0, "factor cache: %d of %d steps came out differently", differ, compared);
-  printf("factor cache: %d steps (%d with several outcomes) bit-identical with a fresh instance; "
-         "%lld of %lld patterns factored, %lld singular in the fresh ones\n", compared, multi, factored, solved,
-         singular);
 }
 
 /* The spatial pattern maps (svi_modes.c, spatial_fast: up to two contacts, with many samples of
@@ -1005,7 +1019,7 @@ int main(int argc, char** argv) {
   test_ap_pile(argc > 1 ? argv[1] : SVI_TEST_DATA);
   test_pruning_exact();
   test_spatial_modes_vs_enumeration();
-  test_spatial_factor_cache();
+  test_factor_cache();
   test_spatial_maps_vs_solve();
   test_spatial_random_lemke_misses();
   test_determinism();

@@ -172,6 +172,9 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
       svi_impact_destroy(s);
       return NULL;
     }
+  } else if (!svi_smode_event_alloc(s)) {   /* the planar patterns' kept factors */
+    svi_impact_destroy(s);
+    return NULL;
   }
   /* last: an allocation earlier in this sequence moves the pattern maps' heap addresses, which
    * moved the per-sample medians of the small examples by 10-15 % (svi_lcp.c, the eta file) */

@@ -36,6 +36,13 @@ enum { SEP, BUD_STICK, BUD_SLIP_P, BUD_SLIP_M, INT_STICK, INT_SLIP_P, INT_SLIP_M
 /* the packed rows are picked after 16, 64, 256 and this many steps of an event, then kept */
 #define PATTERN_LEARN_STEPS 1024
 #define KMAX (3 * MODE_MAX_NC)   /* unknowns of one pattern: 2 per planar, 3 per spatial contact */
+/* the factors of K kept per pattern for the event (sm_fac, sm_kf): up to SM_FAC_NC spatial
+ * contacts (19^2 patterns of at most 6 unknowns) or PM_FAC_NC planar ones (7^3 patterns of at
+ * most 6) */
+#define SM_FAC_NC 2
+#define PM_FAC_NC 3
+#define SM_FAC_K (3 * SM_FAC_NC)
+enum { SM_FAC_PATTERNS = 19 * 19 };
 
 /* rows of Jbar for contact i: normal i, tangent +t at nc + 2 i (nt = 1) */
 static int row_n(const svi_impact* s, int i) { (void)s; return i; }
@@ -196,7 +203,7 @@ static int mode_unknowns(int i, int md, double mu, int k, int* col, double* slip
 
 /* x for one mode pattern (before the sign checks): fixed impulses from the budgets plus the
  * unknowns that zero the pattern's velocity rows.  Returns 0 if no x satisfies the equations. */
-static int pattern_impulse(const svi_impact* s, const int* mode, const double* ur,
+static int pattern_impulse(svi_impact* s, const int* mode, const double* ur,
                            const double* lmax, double* x, int* singular) {
   int nc = s->nc, m2 = 2 * nc, k = 0;
   const double* Wr = s->Wr;
@@ -212,20 +219,39 @@ static int pattern_impulse(const svi_impact* s, const int* mode, const double* u
   }
   if (singular) *singular = 0;
   if (k == 0) return 1;
-  double K[4 * MODE_MAX_NC * MODE_MAX_NC], r[2 * MODE_MAX_NC], y[2 * MODE_MAX_NC];
+  double r[2 * MODE_MAX_NC], y[2 * MODE_MAX_NC];
   for (int e = 0; e < k; e++) {
     const double* w = Wr + eq[e] * m2;
     double rhs = -ur[eq[e]];
     for (int a = 0; a < m2; a++) rhs -= w[a] * x[a];
     r[e] = rhs;
-    for (int j = 0; j < k; j++) {
-      int c = col[j];
-      K[e * k + j] = w[c] + (slip[j] != 0 ? slip[j] * w[c + 1] : 0);
-    }
   }
-  int sg = 0;
-  if (!solve_mode(k, K, r, y, s->sep_tol * 10, &sg)) return 0;
-  if (singular) *singular = sg;
+  /* K and its factor: kept per pattern for up to three contacts (K depends on the modes and the
+   * event only; the same factor, so the same bits as factoring it again) */
+  struct svi_mode_fac local, *h = &local;
+  double Kl[KMAX * KMAX], Fl[KMAX * KMAX], *K = Kl, *F = Fl;
+  local.state = MF_NONE;
+  if (nc <= PM_FAC_NC && s->sm_fac) {
+    int pat = 0;
+    for (int i = nc - 1; i >= 0; i--) pat = pat * NMODES + mode[i];
+    h = s->sm_fac + pat;
+    K = s->sm_kf + (size_t)pat * 2 * SM_FAC_K * SM_FAC_K;
+    F = K + SM_FAC_K * SM_FAC_K;
+  }
+  if (h->state == MF_NONE) {
+    for (int e = 0; e < k; e++) {
+      const double* w = Wr + eq[e] * m2;
+      for (int j = 0; j < k; j++) {
+        int c = col[j];
+        K[e * k + j] = w[c] + (slip[j] != 0 ? slip[j] * w[c + 1] : 0);
+      }
+    }
+    mode_factor(h, k, K, F);
+    s->patterns_factored++;
+    s->patterns_singular += h->state != MF_LU;
+  }
+  if (!mode_solve(h, K, F, r, y, s->sep_tol * 10)) return 0;
+  if (singular) *singular = h->state != MF_LU;
   for (int j = 0; j < k; j++) {
     x[col[j]] += y[j];
     if (slip[j] != 0) x[col[j] + 1] += slip[j] * y[j];
@@ -262,7 +288,7 @@ static void reduced_velocity(const svi_impact* s, const double* ur, const double
 }
 
 /* Direct evaluation of one pattern (used where no precomputed map exists). */
-static int try_pattern(const svi_impact* s, const int* mode, const double* ur, const double* lmax,
+static int try_pattern(svi_impact* s, const int* mode, const double* ur, const double* lmax,
                        double* x, double* up) {
   if (!pattern_impulse(s, mode, ur, lmax, x, NULL)) return 0;
   reduced_velocity(s, ur, x, up);
@@ -541,6 +567,9 @@ static void precompute_patterns(svi_impact* s) {
 
 
 enum { S_SEP = 0, S_PER_NORMAL = 9, S_MODES = 1 + 2 * S_PER_NORMAL, S_MODES_MAX = S_MODES };
+_Static_assert(SM_FAC_PATTERNS == S_MODES * S_MODES && NMODES * NMODES * NMODES <= SM_FAC_PATTERNS &&
+                   2 * PM_FAC_NC <= SM_FAC_K,
+               "the kept factors hold every pattern of SM_FAC_NC spatial or PM_FAC_NC planar contacts");
 enum { F_STICK = 0, F_VERTEX = 1, F_FACE = 5 };   /* friction part: 1 stick, 4 vertices, 4 faces */
 
 /* Wr in (n_0, t1_0, t2_0, n_1, ...) order: rows i, nc + 4 i (+t1), nc + 4 i + 2 (+t2) of W */
@@ -597,13 +626,9 @@ static inline smode_test smode_tests(int md, double vtol) {
   return t;
 }
 
-/* the factors kept per pattern: up to SM_FAC_NC contacts (19^2 patterns of at most 6 unknowns) */
-#define SM_FAC_NC 2
-#define SM_FAC_K (3 * SM_FAC_NC)
-enum { SM_FAC_PATTERNS = S_MODES * S_MODES };
 
 int svi_smode_event_alloc(svi_impact* s) {
-  s->sm_fac = malloc(sizeof(struct svi_mode_fac) * SM_FAC_PATTERNS);
+  s->sm_fac = calloc(SM_FAC_PATTERNS, sizeof(struct svi_mode_fac));   /* MF_NONE */
   s->sm_kf = malloc(sizeof(double) * SM_FAC_PATTERNS * 2 * SM_FAC_K * SM_FAC_K);
   s->sm_test = malloc(sizeof(struct svi_smode_test) * S_MODES);
   return s->sm_fac && s->sm_kf && s->sm_test;
@@ -1350,6 +1375,8 @@ void svi_modes_setup(svi_impact* s) {
     }
   }
   pad_wr(s, m2);
+  if (s->sm_fac)   /* a new event: no factor of K kept (pattern_impulse) */
+    for (int p = 0; p < SM_FAC_PATTERNS; p++) s->sm_fac[p].state = MF_NONE;
   if (!s->step_solve) precompute_patterns(s);
 }
 
