@@ -527,8 +527,7 @@ static void test_event_dofs(void) {
 /* Released from rest on its left corner at tilt phi0; returns the number of impacts and fills the
  * pre-impact COM vertical speed of each (from the approaching corner: J_n v = 2 zdot) and whether
  * the block came to rest at it. */
-static int johnson_block_mu(double phi0, double dt_pseudo, double mu, double* zdot, int* rest,
-                            double* keratio, int* pivot, int max, svi_counters* counters) {
+static mjModel* johnson_model(double phi0, double dt_pseudo, double mu, mjData** dout) {
   char xml[4096];
   double h = 0.1, w = 0.05, mass = 5, I = mass * (w * w + h * h) / 12;
   snprintf(xml, sizeof(xml),
@@ -548,6 +547,14 @@ static int johnson_block_mu(double phi0, double dt_pseudo, double mu, double* zd
   d->qpos[0] = -(lx * cos(th) + lz * sin(th));
   d->qpos[1] = -(-lx * sin(th) + lz * cos(th)) - 1e-6;
   d->qpos[2] = th;
+  *dout = d;
+  return m;
+}
+
+static int johnson_block_mu(double phi0, double dt_pseudo, double mu, double* zdot, int* rest,
+                            double* keratio, int* pivot, int max, svi_counters* counters) {
+  mjData* d;
+  mjModel* m = johnson_model(phi0, dt_pseudo, mu, &d);
   svi_instance* in = svi_instance_of(m, d);
   while (d->time < 1.0) mj_step(m, d);
   int n = 0;
@@ -776,6 +783,84 @@ static void test_all_models(const char* models) {
   }
 }
 
+/* --- svi_event_preview_many = one svi_event_preview per seed, bit for bit -------------------- */
+static int same_record(const svi_event* a, const svi_event* b) {
+  int n = a->ncontact < SVI_EVENT_MAX_CONTACTS ? a->ncontact : SVI_EVENT_MAX_CONTACTS;
+  size_t d = sizeof(double) * (size_t)n;
+  return a->index == b->index && a->time == b->time && a->ncontact == b->ncontact &&
+         a->napproach == b->napproach && a->law == b->law && a->seed == b->seed && a->lcps == b->lcps &&
+         a->steps == b->steps && a->fallback == b->fallback && a->status == b->status && a->nt == b->nt &&
+         a->nkept == b->nkept && !memcmp(&a->ke_before, &b->ke_before, sizeof(double)) &&
+         !memcmp(&a->ke_after, &b->ke_after, sizeof(double)) &&
+         !memcmp(&a->impulse_normal, &b->impulse_normal, sizeof(double)) && !memcmp(a->vn_before, b->vn_before, d) &&
+         !memcmp(a->vn_after, b->vn_after, d) && !memcmp(a->impulse, b->impulse, 3 * d) &&
+         !memcmp(a->kept, b->kept, sizeof(int) * (size_t)n) && !memcmp(a->geom1, b->geom1, sizeof(int) * (size_t)n) &&
+         !strcmp(a->cls, b->cls);
+}
+
+/* every bundled model and scene, its first three events, every law, pseudo-impulse where the model
+ * has it (zeno_block): the batch's outcomes and records are the single previews', a seed repeated
+ * in the batch gives its outcome again, and scratch and svi_last_preview end at the last seed */
+static void test_preview_many(const char* models) {
+  const char* files[] = {"rocking_block.xml", "box_wall.xml", "compass_gait.xml", "disk_stack.xml", "ramone.xml",
+                         "zeno_block.xml", "block_flat_3d.xml", "newtons_cradle.xml", "cradle_5.xml", "plate_4.xml",
+                         "scenes/box_edge.xml", "scenes/quadruped.xml", "scenes/biped_boxfeet.xml",
+                         "scenes/arm_push.xml", "scenes/chain.xml"};
+  const uint64_t seeds[] = {3, 17, 1000, 17, 5, 0x8000000000000001ull, 42};
+  const int n = (int)(sizeof(seeds) / sizeof(seeds[0]));
+  int compared = 0, kept = 0, bad = 0;
+  const size_t nfile = sizeof(files) / sizeof(files[0]);
+  for (size_t f = 0; f <= nfile; f++) {   /* and last Johnson's block, which comes to rest (kept contacts) */
+    char path[600];
+    snprintf(path, sizeof(path), "%s/%s", models, f < nfile ? files[f] : "");
+    mjData* d = NULL;
+    mjModel* m = f < nfile ? load(path) : johnson_model(0.05, 0.03, 1, &d);
+    if (!m) { CHECK(0, "load %s", files[f]); continue; }
+    if (!d) {
+      d = mj_makeData(m);
+      start(m, d);
+    }
+    mjData* s1 = mj_makeData(m);
+    mjData* s2 = mj_makeData(m);
+    double* qb = malloc(sizeof(double) * (size_t)(n * m->nv));
+    double* qs = malloc(sizeof(double) * (size_t)(n * m->nv));
+    svi_event* rb = malloc(sizeof(svi_event) * (size_t)n);
+    svi_event* rs = malloc(sizeof(svi_event) * (size_t)n);
+    svi_instance* in = svi_instance_of(m, d);
+    run_to_event(m, d, 3, 3.0);
+    for (int i = 0; i < svi_event_count(in) && i < 3; i++)
+      for (int law = 0; law < SVI_NLAW; law++) {
+        int st = svi_event_preview_many(in, m, s1, i, seeds, n, (svi_law)law, qb, rb);
+        svi_event last = *svi_last_preview(in);
+        int ok = st == SVI_OK;
+        for (int k = 0; k < n && ok; k++) {
+          ok &= svi_event_preview(in, m, s2, i, seeds[k], (svi_law)law, qs + (size_t)k * m->nv) == SVI_OK;
+          rs[k] = *svi_last_preview(in);
+          ok &= same_record(rb + k, rs + k);
+          kept += rb[k].nkept;
+        }
+        ok = ok && !memcmp(qb, qs, sizeof(double) * (size_t)(n * m->nv)) && same_record(&last, rs + n - 1) &&
+             !memcmp(s1->qvel, s2->qvel, sizeof(double) * (size_t)m->nv) &&
+             !memcmp(qb + m->nv, qb + 3 * m->nv, sizeof(double) * (size_t)m->nv);
+        compared++;
+        if (!ok && bad++ < 5) printf("preview_many: %s, event %d, law %d differs from single previews\n", path, i, law);
+      }
+    CHECK(svi_event_preview_many(in, m, s1, 0, seeds, 0, SVI_LAW_SETVALUED, qb, NULL) == SVI_ERR_ARG &&
+          svi_event_preview_many(in, m, s1, 99, seeds, 2, SVI_LAW_SETVALUED, qb, NULL) == SVI_ERR_ARG,
+          "svi_event_preview_many: n = 0 and an event not in the log are refused (%s)", path);
+    free(qb); free(qs); free(rb); free(rs);
+    mj_deleteData(s2);
+    mj_deleteData(s1);
+    mj_deleteData(d);
+    mj_deleteModel(m);
+  }
+  printf("svi_event_preview_many: %d batches of %d seeds compared with single previews, %d differ; %d outcomes "
+         "with kept contacts\n", compared, n, bad, kept);
+  CHECK(compared >= 140 && bad == 0 && kept > 0,
+        "svi_event_preview_many: %d batches of %d seeds (every law, 16 models, up to 3 events each; %d outcomes with "
+        "kept contacts) equal to one svi_event_preview per seed, bit for bit: %d differ", compared, n, kept, bad);
+}
+
 int main(int argc, char** argv) {
   if (argc > 1) snprintf(tmpdir, sizeof(tmpdir), "%s", argv[1]);
   const char* models = argc > 2 ? argv[2] : "models";
@@ -793,5 +878,6 @@ int main(int argc, char** argv) {
   test_rimless_wheel(models);
   test_ball_joint();
   test_all_models(models);
+  test_preview_many(models);
   return svi_test_finish();
 }

@@ -200,22 +200,27 @@ static int sample_ghosts(vw_worker* w, svi_instance* in, int ev, int K, svi_law 
   return 0;
 }
 
-/* N outcomes of the set (seeds SET_SEED0 + k) in the plotted contacts' normal velocities */
+/* N outcomes of the set (seeds SET_SEED0 + k) in the plotted contacts' normal velocities,
+ * VW_SET_BATCH seeds a call (the event detected and set up once per call, the same outcomes) */
 static int sample_set(vw_worker* w, svi_instance* in, int ev, int N, svi_law law, double tol,
                       distinct_set* ds) {
   const mjModel* m = w->m;
   vw_alts* a = w->work;
   a->nset = 0;
-  for (int k = 0; k < N && a->nset < VW_MAX_SET; k++) {
+  for (int k0 = 0; k0 < N && a->nset < VW_MAX_SET; k0 += VW_SET_BATCH) {
     if (should_abort(w)) return -1;
-    if ((k & 15) == 0) service_current(w);
-    uint64_t seed = SET_SEED0 + (uint64_t)k;
-    if (svi_event_preview(in, m, w->ws, ev, seed, law, w->qv) != SVI_OK) continue;
-    const svi_event* p = svi_last_preview(in);
-    distinct_add(ds, w->qv, m->nv, tol);
-    a->set_pt[a->nset][0] = p->vn_after[a->axis[0]];
-    a->set_pt[a->nset][1] = a->dim == 2 ? p->vn_after[a->axis[1]] : 0;
-    a->set_seed[a->nset++] = seed;
+    service_current(w);
+    int nb = N - k0 < VW_SET_BATCH ? N - k0 : VW_SET_BATCH;
+    uint64_t seeds[VW_SET_BATCH];
+    for (int k = 0; k < nb; k++) seeds[k] = SET_SEED0 + (uint64_t)(k0 + k);
+    if (svi_event_preview_many(in, m, w->ws, ev, seeds, nb, law, w->qv_batch, w->rec_batch) != SVI_OK) continue;
+    for (int k = 0; k < nb && a->nset < VW_MAX_SET; k++) {
+      const svi_event* p = w->rec_batch + k;
+      distinct_add(ds, w->qv_batch + (size_t)k * m->nv, m->nv, tol);
+      a->set_pt[a->nset][0] = p->vn_after[a->axis[0]];
+      a->set_pt[a->nset][1] = a->dim == 2 ? p->vn_after[a->axis[1]] : 0;
+      a->set_seed[a->nset++] = seeds[k];
+    }
   }
   return 0;
 }
@@ -366,10 +371,11 @@ void vw_worker_stop(viewer* v) {
 static void free_worker_data(vw_worker* w) {
   mjData** ds[] = {&w->req_d, &w->cur_d, &w->wd, &w->ws, &w->wn, &w->wc, &w->wcs};
   for (size_t i = 0; i < sizeof(ds) / sizeof(ds[0]); i++) { mj_deleteData(*ds[i]); *ds[i] = NULL; }
-  free(w->jn); free(w->vn); free(w->qv); free(w->xpos0);
+  free(w->jn); free(w->vn); free(w->qv); free(w->xpos0); free(w->qv_batch); free(w->rec_batch);
   free(w->work_cur.traj); free(w->out_cur.traj);
   vw_alts_free(w->work); vw_alts_free(w->out);
-  w->jn = w->vn = w->qv = w->xpos0 = w->work_cur.traj = w->out_cur.traj = NULL;
+  w->jn = w->vn = w->qv = w->xpos0 = w->qv_batch = w->work_cur.traj = w->out_cur.traj = NULL;
+  w->rec_batch = NULL;
   w->work = w->out = NULL;
 }
 
@@ -399,6 +405,8 @@ void vw_worker_attach(viewer* v) {
   w->jn = calloc((size_t)cfg.max_contacts * m->nv + 1, sizeof(double));
   w->vn = calloc((size_t)cfg.max_contacts + 1, sizeof(double));
   w->qv = calloc((size_t)m->nv + 1, sizeof(double));
+  w->qv_batch = calloc((size_t)VW_SET_BATCH * m->nv + 1, sizeof(double));
+  w->rec_batch = calloc(VW_SET_BATCH, sizeof(svi_event));
   w->xpos0 = calloc(3 * (size_t)m->nbody + 1, sizeof(double));
   w->work_cur.traj = calloc((size_t)VW_NSAMPLE * m->nq + 1, sizeof(double));
   w->out_cur.traj = calloc((size_t)VW_NSAMPLE * m->nq + 1, sizeof(double));

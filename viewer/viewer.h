@@ -29,6 +29,7 @@
 
 #define VW_MAX_GHOSTS 64     /* ghost samples per event */
 #define VW_MAX_SET 1024      /* inset samples per event */
+#define VW_SET_BATCH 16      /* inset samples per svi_event_preview_many (the event set up once) */
 #define VW_UNDO 128          /* undo points; the oldest (the original outcome) is never dropped */
 #define VW_LEAD_IN 0.3       /* s of motion replayed before a resampled impact */
 #define VW_HORIZON 0.5       /* s after the impact: the replay's end and the ghosts' roll-out */
@@ -106,6 +107,8 @@ typedef struct {
   /* the worker's own data */
   mjData *wd, *ws, *wn, *wc, *wcs;
   double *jn, *vn, *qv, *xpos0;
+  double* qv_batch;            /* VW_SET_BATCH x nv: sample_set's outcomes, one preview_many call */
+  svi_event* rec_batch;        /* their records */
   vw_alts* work;
   vw_current work_cur;
   /* results, under mu */

@@ -182,6 +182,14 @@ int svi_event_resample(svi_instance* in, const mjModel* m, mjData* d, int i, uin
 int svi_event_preview(svi_instance* in, const mjModel* m, mjData* scratch, int i, uint64_t seed,
                       svi_law law, double* qvel_out);
 const svi_event* svi_last_preview(const svi_instance* in);
+/* svi_event_preview for n seeds at once: qvel_out (n x nv) and records (n, or NULL) get, for
+ * seeds[k], exactly what svi_event_preview gives for it, bit for bit, while the event is detected
+ * and its problem set up once (mj_forward runs once, not n times).  scratch is left as
+ * svi_event_preview leaves it for the last seed, and svi_last_preview(in) is that seed's record.
+ * Returns 0 or a negative svi_status; SVI_ERR_ARG also when the event does not recur on scratch. */
+int svi_event_preview_many(svi_instance* in, const mjModel* m, mjData* scratch, int i,
+                           const uint64_t* seeds, int n, svi_law law, double* qvel_out,
+                           svi_event* records);
 
 /* Load event i's pre-impact state into scratch (no forward). */
 int svi_event_load(svi_instance* in, const mjModel* m, mjData* scratch, int i);

@@ -533,13 +533,16 @@ static void record_contacts(svi_instance* in, const mjData* d, svi_event* ev, in
 }
 
 /* The record of this event: in the log, or the preview slot. */
-static svi_event* new_record(svi_instance* in, const mjModel* m, mjData* d) {
-  if (!in->preview) return svi_log_append(in, m, d);
-  svi_event* ev = &in->preview_event;
-  in->replaced = 0;
+static void preview_record(svi_instance* in, const mjModel* m, mjData* d, svi_event* ev) {
   memset(ev, 0, sizeof(*ev));
   ev->index = (int)svi_state(m, d, in)[SVI_STATE_NEXT_INDEX];
-  return ev;
+}
+
+static svi_event* new_record(svi_instance* in, const mjModel* m, mjData* d) {
+  if (!in->preview) return svi_log_append(in, m, d);
+  in->replaced = 0;
+  preview_record(in, m, d, &in->preview_event);
+  return &in->preview_event;
 }
 
 static void count_event(svi_instance* in, const svi_event* ev) {
@@ -570,16 +573,20 @@ static void law_impulse(svi_instance* in, svi_law used, int nc, int nt) {
 
 /* Contacts pressed by the continuous forces are kept (Johnson's pseudo-impulse): needs
  * qacc_smooth at v-, which mj_fwdVelocity has not reached yet when compute runs (qfrc_bias is
- * formed after mj_passive), so the velocity stage is run once at v- first. */
-static int pseudo_impulse(svi_instance* in, const mjModel* m, mjData* d, double* vplus, int nc) {
+ * formed after mj_passive), so the velocity stage is run once at v- first (once per event: *ae_done;
+ * d's qvel is still v- for every outcome of a batch). */
+static int pseudo_impulse(svi_instance* in, const mjModel* m, mjData* d, double* vplus, int nc, int* ae_done) {
   for (int k = 0; k < nc; k++) in->kept[k] = 0;
   if (in->cfg.pseudo_impulse <= 0) return 0;
-  in->busy = 1;
-  mj_fwdVelocity(m, d);
-  mj_fwdActuation(m, d);
-  mj_fwdAcceleration(m, d);
-  in->busy = 0;
-  event_gather(in, d->qacc_smooth, in->ae);
+  if (!*ae_done) {
+    in->busy = 1;
+    mj_fwdVelocity(m, d);
+    mj_fwdActuation(m, d);
+    mj_fwdAcceleration(m, d);
+    in->busy = 0;
+    event_gather(in, d->qacc_smooth, in->ae);
+    *ae_done = 1;
+  }
   return svi_pseudo_impulse(in, in->ve, in->ae, vplus, in->kept);
 }
 
@@ -592,6 +599,59 @@ static svi_law event_law(const svi_instance* in, long long index, uint64_t* seed
     return (svi_law)in->once_law;
   }
   return svi_current_law(in);
+}
+
+/* What the outcomes of one event share: built once by svi_events_compute. */
+typedef struct {
+  svi_law   law;
+  long long index;          /* the event's sample index */
+  int       nc, nt, napproach;
+  int       ae_done;        /* pseudo_impulse has read qacc_smooth at v- */
+  double    ke0, ke_model;  /* kinetic energy before: the event's dofs' (the checks'), the model's */
+} event_ctx;
+
+/* One outcome of the event, for one seed: the law, the checks in physical units and the
+ * fallbacks, the pseudo-impulse, into in->vplus (the event's dofs) and the record ev; d is not
+ * written.  Returns 1 if vplus is the outcome, 0 if no law gave a valid one (left to MuJoCo). */
+static int resolve_outcome(svi_instance* in, const mjModel* m, mjData* d, event_ctx* e, uint64_t seed,
+                           svi_event* ev) {
+  double* vplus = in->vplus;
+  int nc = e->nc, nt = e->nt, lcps = 0, steps = 0, finish = 0, fallback = 0;
+  svi_law law = e->law;
+  int st = apply_law(in, law, seed, e->index, nc, vplus, &lcps, &steps, &finish);
+  if (finish == SVI_FINISH_AP) fallback = 1;
+  if (!acceptable(in, nc, st, vplus, e->ke0) && law != SVI_LAW_SIMULTANEOUS) {
+    int l2 = 0, s2 = 0, f2 = 0;
+    st = apply_law(in, SVI_LAW_SIMULTANEOUS, seed, e->index, nc, vplus, &l2, &s2, &f2);
+    lcps += l2;
+    fallback = 2;
+  }
+  int native = !acceptable(in, nc, st, vplus, e->ke0);
+  if (native) {
+    fallback = 3;
+    svi_report(in, SVI_WARN_FALLBACK,
+               "svi.impact: no law gave a valid outcome for the impact at t = %g (status %s); its velocity is left "
+               "to MuJoCo's solver (counted in the event log)", d->time, svi_status_string(st));
+  }
+  /* the event's impulse: the law's, plus the pseudo-impulse's projection (it adds to in->lam) */
+  if (!native) law_impulse(in, fallback == 2 ? SVI_LAW_SIMULTANEOUS : law, nc, nt);
+  ev->nkept = native ? 0 : pseudo_impulse(in, m, d, vplus, nc, &e->ae_done);
+  if (native) for (int k = 0; k < nc; k++) in->kept[k] = 0;
+
+  ev->time = d->time;
+  ev->ncontact = nc;
+  ev->napproach = e->napproach;
+  ev->law = law;
+  ev->seed = seed;
+  ev->lcps = lcps;
+  ev->steps = steps;
+  ev->fallback = fallback;
+  ev->status = st;
+  ev->nt = nt;
+  ev->ke_before = e->ke_model;
+  ev->ke_after = native ? e->ke_model : e->ke_model - e->ke0 + svi_impact_kinetic_energy(in->imp, vplus);
+  record_contacts(in, d, ev, nc, nt, !native, native ? in->ve : vplus);
+  return !native;
 }
 
 int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
@@ -646,45 +706,23 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
     return 0;
   }
 
-  svi_event* ev = new_record(in, m, d);
-  double* vplus = in->vplus;   /* on the event's dofs */
   /* the check's energy is the event's dofs'; the record's the model's, the rest's part unchanged */
-  double ke0 = svi_impact_kinetic_energy(in->imp, in->ve), ke_model = model_energy(in, m, d);
-  int lcps = 0, steps = 0, finish = 0, fallback = 0;
-  st = apply_law(in, law, seed, index, nc, vplus, &lcps, &steps, &finish);
-  if (finish == SVI_FINISH_AP) fallback = 1;
-  if (!acceptable(in, nc, st, vplus, ke0) && law != SVI_LAW_SIMULTANEOUS) {
-    int l2 = 0, s2 = 0, f2 = 0;
-    st = apply_law(in, SVI_LAW_SIMULTANEOUS, seed, index, nc, vplus, &l2, &s2, &f2);
-    lcps += l2;
-    fallback = 2;
+  event_ctx e = {law, index, nc, nt, napproach, 0, svi_impact_kinetic_energy(in->imp, in->ve),
+                 model_energy(in, m, d)};
+  /* svi_event_preview_many: the seeds before the last one, each as its own preview would resolve
+   * it (d keeps v- for the next) */
+  for (int k = 0; in->preview && k < in->batch_n; k++) {
+    svi_event local, *bev = in->batch_rec ? in->batch_rec + k : &local;
+    preview_record(in, m, d, bev);
+    int ok = resolve_outcome(in, m, d, &e, in->batch_seed[k], bev);
+    double* q = in->batch_qvel + (size_t)k * nv;
+    memcpy(q, d->qvel, sizeof(mjtNum) * (size_t)nv);
+    if (ok) for (int j = 0; j < nve; j++) q[in->edof[j]] = in->vplus[j];
   }
-  int native = !acceptable(in, nc, st, vplus, ke0);
-  if (native) {
-    fallback = 3;
-    svi_report(in, SVI_WARN_FALLBACK,
-               "svi.impact: no law gave a valid outcome for the impact at t = %g (status %s); its velocity is left "
-               "to MuJoCo's solver (counted in the event log)", d->time, svi_status_string(st));
-  }
-  /* the event's impulse: the law's, plus the pseudo-impulse's projection (it adds to in->lam) */
-  if (!native) law_impulse(in, fallback == 2 ? SVI_LAW_SIMULTANEOUS : law, nc, nt);
-  ev->nkept = native ? 0 : pseudo_impulse(in, m, d, vplus, nc);
-  if (native) for (int k = 0; k < nc; k++) in->kept[k] = 0;
-
-  ev->time = d->time;
-  ev->ncontact = nc;
-  ev->napproach = napproach;
-  ev->law = law;
-  ev->seed = seed;
-  ev->lcps = lcps;
-  ev->steps = steps;
-  ev->fallback = fallback;
-  ev->status = st;
-  ev->nt = nt;
-  ev->ke_before = ke_model;
-  if (!native) for (int j = 0; j < nve; j++) d->qvel[in->edof[j]] = vplus[j];
-  ev->ke_after = native ? ke_model : ke_model - ke0 + svi_impact_kinetic_energy(in->imp, vplus);
-  record_contacts(in, d, ev, nc, nt, !native, native ? in->ve : vplus);
+  in->batch_done = in->preview;
+  svi_event* ev = new_record(in, m, d);
+  int native = !resolve_outcome(in, m, d, &e, seed, ev);
+  if (!native) for (int j = 0; j < nve; j++) d->qvel[in->edof[j]] = in->vplus[j];
   count_event(in, ev);
   if (native) return 0;
 

@@ -171,6 +171,37 @@ int svi_event_preview(svi_instance* in, const mjModel* m, mjData* scratch, int i
 
 const svi_event* svi_last_preview(const svi_instance* in) { return &in->preview_event; }
 
+/* The seeds before the last are resolved by svi_events_compute inside the last one's preview,
+ * after the event's set-up (theory and usage: "Previews"); under the native law, which resolves
+ * nothing, and if compute did not reach them, each is previewed on its own. */
+int svi_event_preview_many(svi_instance* in, const mjModel* m, mjData* scratch, int i,
+                           const uint64_t* seeds, int n, svi_law law, double* qvel_out,
+                           svi_event* records) {
+  svi_instance* sin = svi_instance_of(m, scratch);
+  if (!in || !sin || !seeds || n < 1 || !qvel_out) return SVI_ERR_ARG;
+  size_t nv = (size_t)m->nv;
+  int batch = law != SVI_LAW_NATIVE;
+  sin->batch_seed = seeds;
+  sin->batch_n = batch ? n - 1 : 0;
+  sin->batch_qvel = qvel_out;
+  sin->batch_rec = records;
+  sin->batch_done = 0;
+  int st = svi_event_preview(in, m, scratch, i, seeds[n - 1], law, qvel_out + (size_t)(n - 1) * nv);
+  int done = sin->batch_done;
+  sin->batch_n = 0;
+  sin->batch_seed = NULL;
+  sin->batch_qvel = NULL;
+  sin->batch_rec = NULL;
+  if (st == SVI_OK && (!batch || !done))   /* one at a time, in order: scratch ends at the last */
+    for (int k = 0; k < n && st == SVI_OK; k++) {
+      st = svi_event_preview(in, m, scratch, i, seeds[k], law, qvel_out + (size_t)k * nv);
+      if (records) records[k] = in->preview_event;
+    }
+  else if (st == SVI_OK && records)
+    records[n - 1] = in->preview_event;
+  return st;
+}
+
 int svi_current_problem(svi_instance* in, const mjModel* m, mjData* d, svi_problem_def* def,
                         int* contact_index) {
   if (!in || !in->imp || !m || !d || !def) return 0;

@@ -30,6 +30,12 @@ struct svi_instance {
   int        suspend;           /* detect only (svi_current_problem) */
   int        preview;           /* resolving for svi_event_preview: no log, no counters */
   svi_event  preview_event;     /* its record */
+  /* svi_event_preview_many: the seeds resolved at the same event before preview's own (the
+   * last), their qvel (batch_n x nv) and records (NULL: not kept); batch_done: compute ran them */
+  const uint64_t* batch_seed;
+  int        batch_n, batch_done;
+  double*    batch_qvel;
+  svi_event* batch_rec;
   svi_impact* imp;
   svi_propagative* prop;        /* the propagative law's workspace */
   double* lam_n;                /* its normal impulses (nc_max) */

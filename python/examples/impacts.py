@@ -4,6 +4,7 @@ impact is resolved inside plain mujoco.mj_step, and its outcome is resampled.
   .venv/bin/python python/examples/impacts.py [models/box_wall.xml]
 
 Prints the first impact event, ten resampled outcomes (each a possible outcome of the same impact),
+the classes of 4000 more (Impacts.outcomes),
 the simultaneous law's outcome, and what native MuJoCo (the model without the plugin) does from the
 same state.
 """
@@ -39,11 +40,13 @@ print("resampled outcomes of the same impact (seed: class, J_n v+):")
 for seed in range(2, 12):
   r = imp.resample(0, seed=seed)
   print(f"  {seed:3d}: {r.contact_class}  {np.round(r.vn_after, 4)}")
-_, recs = imp.preview(0, seeds=range(1000, 1400))
+o = imp.outcomes(0, seeds=range(1000, 5000))   # 4000 outcomes, the event set up once
 classes = {}
-for r in recs:
-  classes[r.contact_class] = classes.get(r.contact_class, 0) + 1
-print("  classes over 400 previewed seeds:", dict(sorted(classes.items(), key=lambda kv: -kv[1])))
+for c in o.contact_class:
+  classes[c] = classes.get(c, 0) + 1
+print("  classes over 4000 previewed seeds:", dict(sorted(classes.items(), key=lambda kv: -kv[1])))
+print(f"  their J_n v+ spans {np.round(o.vn_after.min(axis=0), 4) + 0.0} .. {np.round(o.vn_after.max(axis=0), 4) + 0.0} m/s, "
+      f"KE after {o.ke_after.min():.4f} .. {o.ke_after.max():.4f} J (before {o.ke_before:.4f})")
 r = imp.resample(0, law="simultaneous")
 print(f"  simultaneous law (Anitescu-Potra): {r.contact_class}  {np.round(r.vn_after, 4)}")
 

@@ -31,7 +31,7 @@ from typing import List, Optional, Sequence
 import mujoco
 import numpy as np
 
-__all__ = ["load", "library_path", "Impacts", "Event", "LAWS", "PLUGIN_NAME"]
+__all__ = ["load", "library_path", "Impacts", "Event", "Outcomes", "LAWS", "PLUGIN_NAME"]
 
 PLUGIN_NAME = "svi.impact"
 LAWS = ("setvalued", "simultaneous", "sequential", "native", "propagative")
@@ -128,6 +128,87 @@ class Event:
         ke_after=e.ke_after, impulse_normal=e.impulse_normal, native_impulse=e.native_impulse)
 
 
+_RECORD_DTYPE = None
+
+
+def _record_dtype() -> np.dtype:
+  """svi_event as a numpy structured dtype (the ctypes layout: offsets and size), made once."""
+  global _RECORD_DTYPE
+  if _RECORD_DTYPE is not None:
+    return _RECORD_DTYPE
+  base = {ctypes.c_int: np.int32, ctypes.c_double: np.float64, ctypes.c_uint64: np.uint64, ctypes.c_char: np.bytes_}
+  names, formats, offsets = [], [], []
+  for name, ct in _Event._fields_:
+    shape = []
+    while hasattr(ct, "_length_"):
+      shape.append(ct._length_)
+      ct = ct._type_
+    names.append(name)
+    offsets.append(getattr(_Event, name).offset)
+    if ct is ctypes.c_char:
+      formats.append(f"S{shape[0]}")
+    else:
+      formats.append((base[ct], tuple(shape)) if shape else base[ct])
+  _RECORD_DTYPE = np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": ctypes.sizeof(_Event)})
+  return _RECORD_DTYPE
+
+
+def _columns(recs, n: int) -> dict:
+  """The fields of n svi_event records (a ctypes array) as columns: scalars as Python lists,
+  per-contact arrays as n x 16 (x 3) numpy views of the records, cls as a list of str."""
+  a = np.frombuffer(recs, dtype=_record_dtype(), count=n)
+  cols = {}
+  for name in a.dtype.names:
+    col = a[name]
+    if name == "cls":   # NUL-terminated: numpy's S dtype drops the trailing NULs
+      cols[name] = [x.decode() for x in col.tolist()]
+    else:
+      cols[name] = col if col.ndim > 1 else col.tolist()
+  return cols
+
+
+def _event_of(c: dict, k: int) -> "Event":
+  """Record k of _columns' output as an Event (the arrays are views of the columns)."""
+  n = min(c["ncontact"][k], _MAXC)
+  law = c["law"][k]
+  return Event(
+      index=c["index"][k], time=c["time"][k], law=LAWS[law] if 0 <= law < len(LAWS) else "?",
+      seed=c["seed"][k], ncontact=c["ncontact"][k], napproach=c["napproach"][k],
+      geom1=c["geom1"][k, :n].astype(int), geom2=c["geom2"][k, :n].astype(int), pos=c["pos"][k, :n],
+      normal=c["normal"][k, :n], vn_before=c["vn_before"][k, :n], vn_after=c["vn_after"][k, :n],
+      impulse=c["impulse"][k, :n], kept=c["kept"][k, :n].astype(int), contact_class=c["cls"][k],
+      lcps=c["lcps"][k], steps=c["steps"][k], fallback=c["fallback"][k], status=c["status"][k],
+      ke_before=c["ke_before"][k], ke_after=c["ke_after"][k], impulse_normal=c["impulse_normal"][k],
+      native_impulse=c["native_impulse"][k])
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcomes:
+  """Outcomes of one event for n seeds (Impacts.outcomes), as arrays; row k is seeds[k]'s.
+
+  Per-contact columns cover the event's first 16 contacts (nc of them).  ``qvel`` is the model's
+  whole post-impact velocity (n x nv); ``fallback`` 0 is the law's own outcome, 1 finished by the
+  simultaneous law (31), 2 the simultaneous law instead, 3 left to MuJoCo (svi_event.fallback).
+  """
+  seeds: np.ndarray
+  qvel: np.ndarray
+  contact_class: List[str]
+  vn_after: np.ndarray
+  impulse: np.ndarray
+  kept: np.ndarray
+  ke_after: np.ndarray
+  fallback: np.ndarray
+  status: np.ndarray
+  lcps: np.ndarray
+  steps: np.ndarray
+  vn_before: np.ndarray
+  ke_before: float
+  law: str
+
+  def __len__(self) -> int:
+    return len(self.seeds)
+
+
 _lib = None
 _lib_path = None
 
@@ -163,6 +244,8 @@ def load(path: Optional[str] = None) -> ctypes.CDLL:
       "svi_event_resample": (i, [vp, vp, vp, i, u64, i]),
       "svi_event_preview": (i, [vp, vp, vp, i, u64, i, ctypes.POINTER(d)]),
       "svi_last_preview": (ctypes.POINTER(_Event), [vp]),
+      "svi_event_preview_many": (i, [vp, vp, vp, i, ctypes.POINTER(u64), i, i, ctypes.POINTER(d),
+                                     ctypes.POINTER(_Event)]),
       "svi_event_problem": (i, [vp, vp, vp, i, ctypes.POINTER(_ProblemDef)]),
       "svi_set_law": (None, [vp, i]),
       "svi_set_seed": (None, [vp, u64]),
@@ -260,25 +343,52 @@ class Impacts:
     self._check(st, "resample")
     return self.event(-1)
 
-  def preview(self, i: int, seeds: Sequence[int], law=None):
-    """Event i's post-impact qvel for each seed, as resample would give it, without touching the
-    log or data; law None is the event's own law.  Returns (qvel array len(seeds) x nv, list of
-    Event records)."""
+  def _preview_many(self, i: int, seeds: Sequence[int], law):
+    """One svi_event_preview_many call: (qvel n x nv, the seeds, the records' columns, law)."""
     i = self._index(i)
-    law = _law(law if law is not None else self.event(i).law)
+    law = _law(law) if law is not None else self._lib.svi_event_get(self._in, i).contents.law
     seeds = [_seed(s) for s in seeds]
+    n, nv = len(seeds), self.model.nv
+    out = np.zeros((n, nv))
+    if n == 0:
+      return out, seeds, None, law
     if self._scratch is None:
       self._scratch = mujoco.MjData(self.model)
-    out = np.zeros((len(seeds), self.model.nv))
-    buf = (ctypes.c_double * self.model.nv)()
-    recs = []
-    for k, s in enumerate(seeds):
-      st = self._lib.svi_event_preview(self._in, self.model._address, self._scratch._address, i,
-                                       s, law, buf)
-      self._check(st, "preview")
-      out[k] = np.frombuffer(buf, dtype=float)
-      recs.append(Event._from_c(self._lib.svi_last_preview(self._in).contents))
-    return out, recs
+    recs = (_Event * n)()
+    st = self._lib.svi_event_preview_many(
+        self._in, self.model._address, self._scratch._address, i, (ctypes.c_uint64 * n)(*seeds), n, law,
+        out.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), recs)
+    self._check(st, "preview")
+    return out, seeds, _columns(recs, n), law
+
+  def preview(self, i: int, seeds: Sequence[int], law=None):
+    """Event i's post-impact qvel for each seed, as resample would give it (bit for bit), without
+    touching the log or data; law None is the event's own law.  The event is set up once for all
+    the seeds (svi_event_preview_many).  Returns (qvel array len(seeds) x nv, list of Event
+    records); for many seeds, outcomes() gives the same as arrays, faster."""
+    out, seeds, cols, _ = self._preview_many(i, seeds, law)
+    return out, [_event_of(cols, k) for k in range(len(seeds))]
+
+  def outcomes(self, i: int, seeds: Sequence[int], law=None) -> "Outcomes":
+    """preview's outcomes as arrays (Outcomes: qvel, vn_after, impulse, contact_class, ...), row k
+    for seeds[k]: the same values, without one Event object per seed."""
+    out, seeds, cols, law = self._preview_many(i, seeds, law)
+    n = len(seeds)
+    if n == 0:
+      e = self.event(i)
+      nc = min(e.ncontact, _MAXC)
+      z = lambda *shape: np.zeros((0,) + shape)
+      return Outcomes(np.zeros(0, dtype=np.uint64), out, [], z(nc), z(nc, 3), np.zeros((0, nc), dtype=int), z(),
+                      np.zeros(0, dtype=int), np.zeros(0, dtype=int), np.zeros(0, dtype=int), np.zeros(0, dtype=int),
+                      e.vn_before, e.ke_before, LAWS[law])
+    nc = min(cols["ncontact"][0], _MAXC)
+    ints = lambda name: np.array(cols[name], dtype=int)
+    return Outcomes(
+        seeds=np.array(seeds, dtype=np.uint64), qvel=out, contact_class=cols["cls"],
+        vn_after=cols["vn_after"][:, :nc], impulse=cols["impulse"][:, :nc], kept=cols["kept"][:, :nc].astype(int),
+        ke_after=np.array(cols["ke_after"]), fallback=ints("fallback"), status=ints("status"), lcps=ints("lcps"),
+        steps=ints("steps"), vn_before=cols["vn_before"][0, :nc].copy(), ke_before=cols["ke_before"][0],
+        law=LAWS[law])
 
   def problem(self, i: int) -> dict:
     """Event i's impact problem in contact space: M, Jn, Jt, mu, v (numpy copies) and nt."""

@@ -1,6 +1,6 @@
 /* svi_bench_plugin.c -- the plugin's costs next to native MuJoCo, measured side by side.
  *
- *   svi-bench-plugin MODELS_DIR [--quick] [--only=ABCDEFG]
+ *   svi-bench-plugin MODELS_DIR [--quick] [--only=ABCDEFGH]
  *   svi-bench-plugin --count MODEL.xml plugin|native STEPS     (for callgrind, see below)
  *
  * The native reference is the same model without svi.impact (svi_load_xml_native: the plugin
@@ -302,12 +302,65 @@ static void alg2_row(const char* path, const char* label, long long samples, int
   free_pair(&p);
 }
 
-static void alg2_table(const char* dir, long long samples, int reps) {
-  for (int i = 0; i < nModels; i++) {
-    char path[1400];
-    snprintf(path, sizeof(path), "%s/%s", dir, kModels[i]);
-    alg2_row(path, kModels[i], samples, reps);
+/* G and H: a row for every listed model of dir, then of dir/scenes */
+typedef void (*model_row)(const char* path, const char* label, long long n, int reps);
+
+static void models_and_scenes(const char* dir, model_row row, long long n, int reps) {
+  char sdir[700];
+  snprintf(sdir, sizeof(sdir), "%s/scenes", dir);
+  const char* dirs[2] = {dir, sdir};
+  for (int k = 0; k < 2; k++) {
+    list_models(dirs[k]);
+    for (int i = 0; i < nModels; i++) {
+      char path[1400];
+      snprintf(path, sizeof(path), "%s/%s", dirs[k], kModels[i]);
+      row(path, kModels[i], n, reps);
+    }
   }
+}
+
+/* H: outcomes of a model's first impact event for n seeds under its own law, in C: one
+ * svi_event_preview per seed against one svi_event_preview_many for all of them (the event set up
+ * once); microseconds per seed, the fastest of reps runs, and a check that both give the same qvel
+ * bits.  A slow event (a preview over 1 ms) runs n / 50 seeds, at least 4. */
+static void preview_row(const char* path, const char* label, long long nseed, int reps) {
+  int n = (int)nseed;
+  pair p;
+  svi_instance* in = first_event(path, &p);
+  mjData* scratch = in ? mj_makeData(p.m) : NULL;
+  if (!scratch) {
+    printf("| %s | no impact event |\n", label);
+    free_pair(&p);
+    return;
+  }
+  int nv = p.m->nv;
+  svi_law law = (svi_law)svi_event_get(in, 0)->law;
+  double* q1 = malloc(sizeof(double) * (size_t)n * nv);
+  double* q2 = malloc(sizeof(double) * (size_t)n * nv);
+  uint64_t* seeds = malloc(sizeof(uint64_t) * (size_t)n);
+  svi_event* rec = malloc(sizeof(svi_event) * (size_t)n);
+  for (int k = 0; k < n; k++) seeds[k] = 1000 + (uint64_t)k;
+  double t0 = bench_now();
+  int st = svi_event_preview(in, p.m, scratch, 0, seeds[0], law, q1);
+  if (bench_now() - t0 > 1e-3) n = n / 50 > 4 ? n / 50 : 4;
+  double one = INFINITY, many = INFINITY;
+  for (int r = 0; r < reps && st == SVI_OK; r++) {
+    double t1 = bench_now();
+    for (int k = 0; k < n && st == SVI_OK; k++) st = svi_event_preview(in, p.m, scratch, 0, seeds[k], law, q1 + (size_t)k * nv);
+    double t2 = bench_now();
+    if (st == SVI_OK) st = svi_event_preview_many(in, p.m, scratch, 0, seeds, n, law, q2, rec);
+    double t3 = bench_now();
+    one = t2 - t1 < one ? t2 - t1 : one;
+    many = t3 - t2 < many ? t3 - t2 : many;
+  }
+  if (st != SVI_OK) printf("| %s | %s |\n", label, svi_status_string(st));
+  else
+    printf("| %s | %d | %s | %d | %.2f | %.2f | %.1f | %s |\n", label, rec[0].ncontact, svi_law_name(law), n,
+           one / n * 1e6, many / n * 1e6, one / many,
+           memcmp(q1, q2, sizeof(double) * (size_t)n * nv) ? "**differ**" : "same");
+  free(q1); free(q2); free(seeds); free(rec);
+  mj_deleteData(scratch);
+  free_pair(&p);
 }
 
 /* the plate model of table C: models/make_plate.sh, whose N <= 100 cap (the bundled models) is
@@ -434,6 +487,38 @@ static int impact_mode(const char* path, int reps) {
   return 0;
 }
 
+/* --preview MODEL N: the first event's outcomes for seeds 1000 .. 1000 + N - 1 under its law,
+ * by one svi_event_preview_many (bench_preview_many, for callgrind's --toggle-collect), and an
+ * FNV-1a hash of every bit of the N qvel */
+__attribute__((noinline)) int bench_preview_many(svi_instance* in, pair* p, mjData* scratch, const uint64_t* seeds,
+                                                 int n, svi_law law, double* q) {
+  return svi_event_preview_many(in, p->m, scratch, 0, seeds, n, law, q, NULL);
+}
+
+static int preview_mode(const char* path, int n) {
+  pair p;
+  svi_instance* in = first_event(path, &p);
+  if (!in || n < 1) { fprintf(stderr, "%s: no impact event\n", path); free_pair(&p); return 1; }
+  mjData* scratch = mj_makeData(p.m);
+  svi_law law = (svi_law)svi_event_get(in, 0)->law;
+  double* q = malloc(sizeof(double) * (size_t)n * p.m->nv);
+  uint64_t* seeds = malloc(sizeof(uint64_t) * (size_t)n);
+  for (int k = 0; k < n; k++) seeds[k] = 1000 + (uint64_t)k;
+  int st = bench_preview_many(in, &p, scratch, seeds, n, law, q);
+  uint64_t hash = 1469598103934665603ULL;
+  for (size_t i = 0; i < (size_t)n * p.m->nv; i++) {
+    uint64_t b;
+    memcpy(&b, q + i, sizeof(b));
+    hash = (hash ^ b) * 1099511628211ULL;
+  }
+  printf("MuJoCo %s, %s: %d outcomes of event 0 under %s (status %d), hash of qvel %016llx\n", mj_versionString(),
+         path, n, svi_law_name(law), st, (unsigned long long)hash);
+  free(q); free(seeds);
+  mj_deleteData(scratch);
+  free_pair(&p);
+  return st == SVI_OK ? 0 : 1;
+}
+
 /* D: one outcome of the propagative law against one sample of the set-valued law, on the same
  * impact problem (the model's first event): what a running simulation pays per impact */
 static void law_cost(const char* dir, const char* file, int reps) {
@@ -488,6 +573,7 @@ static void law_cost(const char* dir, const char* file, int reps) {
 int main(int argc, char** argv) {
   if (argc == 5 && !strcmp(argv[1], "--count")) return count_mode(argv[2], argv[3], atoi(argv[4]));
   if (argc == 4 && !strcmp(argv[1], "--impact")) return impact_mode(argv[2], atoi(argv[3]));
+  if (argc == 4 && !strcmp(argv[1], "--preview")) return preview_mode(argv[2], atoi(argv[3]));
   if (argc == 3 && (!strcmp(argv[1], "--tower") || !strcmp(argv[1], "--bin"))) {
     char path[256];
     int k = atoi(argv[2]), tower = !strcmp(argv[1], "--tower");
@@ -507,7 +593,7 @@ int main(int argc, char** argv) {
   }
   const char* dir = argc > 1 ? argv[1] : "models";
   int quick = 0;
-  const char* only = "ABCDEFG";
+  const char* only = "ABCDEFGH";
   for (int i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strncmp(argv[i], "--only=", 7)) only = argv[i] + 7;
@@ -515,7 +601,7 @@ int main(int argc, char** argv) {
   }
   if (!dir || dir[0] == '-') {
     fprintf(stderr,
-            "usage: %s [MODEL_DIR] [--quick] [--only=TABLES]   (TABLES: any of A B C D E F G; default models)\n"
+            "usage: %s [MODEL_DIR] [--quick] [--only=TABLES]   (TABLES: any of A B C D E F G H; default models)\n"
             "       %s --impact MODEL.xml STEPS | --count MODEL.xml MODE STEPS | --plate N DIR | --tower K | --bin K\n",
             argv[0], argv[0]);
     return 2;
@@ -611,12 +697,16 @@ int main(int argc, char** argv) {
     printf("\n## G. Algorithm 2 on each model's first impact event, one thread, as svi-sample (%lld samples, 256 "
            "where 256 take over 0.1 s; the event's set-up included, the fastest of 3 runs)\n\n", ns);
     printf("| model | nv | contacts | contact | LCPs/sample | us/sample | accepted |\n|---|---|---|---|---|---|---|\n");
-    list_models(dir);
-    alg2_table(dir, ns, 3);
-    char sdir[700];
-    snprintf(sdir, sizeof(sdir), "%s/scenes", dir);
-    list_models(sdir);
-    alg2_table(sdir, ns, 3);
+    models_and_scenes(dir, alg2_row, ns, 3);
+  }
+  if (strchr(only, 'H')) {
+    int n = quick ? 200 : 2000;
+    printf("\n## H. Outcomes of each model's first impact event for %d seeds under its law, in C: one "
+           "svi_event_preview a seed, against one svi_event_preview_many (the event set up once); us per seed, "
+           "the fastest of 3 runs\n\n", n);
+    printf("| model | contacts | law | seeds | one a call us/seed | many us/seed | ratio | qvel bits |\n"
+           "|---|---|---|---|---|---|---|---|\n");
+    models_and_scenes(dir, preview_row, n, 3);
   }
   return 0;
 }

@@ -138,6 +138,47 @@ class PluginFromPython(unittest.TestCase):
     c = imp.counters
     self.assertGreaterEqual(c["events"], 1)
 
+  def test_preview_many_seeds_and_outcomes(self):
+    """preview and outcomes over many seeds: each row is the one-seed preview's and resample's,
+    bit for bit; outcomes' arrays are preview's records; every outcome keeps the invariants."""
+    m, d, imp = self.run_model("rocking_block.xml", 0.01)
+    n_log = len(imp)
+    seeds = list(range(100, 164)) + [100]
+    qv, recs = imp.preview(0, seeds)
+    o = imp.outcomes(0, seeds)
+    self.assertEqual(len(o), len(seeds))
+    self.assertEqual(o.law, "setvalued")
+    np.testing.assert_array_equal(o.qvel, qv)
+    np.testing.assert_array_equal(o.seeds, np.array(seeds, dtype=np.uint64))
+    self.assertEqual(o.contact_class, [r.contact_class for r in recs])
+    np.testing.assert_array_equal(o.vn_after, np.array([r.vn_after for r in recs]))
+    np.testing.assert_array_equal(o.impulse, np.array([r.impulse for r in recs]))
+    np.testing.assert_array_equal(o.ke_after, [r.ke_after for r in recs])
+    np.testing.assert_array_equal(o.vn_before, recs[0].vn_before)
+    self.assertEqual([r.seed for r in recs], seeds)
+    np.testing.assert_array_equal(qv[0], qv[-1])   # the same seed, the same outcome
+    for k in (0, 31, 63):
+      q1, r1 = imp.preview(0, [seeds[k]])
+      np.testing.assert_array_equal(q1[0], qv[k])
+      self.assertEqual(r1[0].contact_class, recs[k].contact_class)
+      np.testing.assert_array_equal(r1[0].impulse, recs[k].impulse)
+    self.assertGreater(len(set(o.contact_class)), 1, "64 seeds reach more than one outcome")
+    self.assertTrue(np.all(o.ke_after <= o.ke_before * (1 + 1e-9)))
+    self.assertTrue(np.all(o.vn_after >= -1e-6 * np.max(-o.vn_before)))
+    self.assertTrue(np.all(o.fallback == 0) and np.all(o.status >= 0))
+    self.assertEqual(len(imp), n_log)   # the log is untouched
+    e = imp.resample(0, seed=seeds[40])
+    np.testing.assert_array_equal(d.qvel, qv[40])
+    self.assertEqual(e.contact_class, o.contact_class[40])
+    # another law, and no seeds
+    o2 = imp.outcomes(0, [1, 2], law="simultaneous")
+    self.assertEqual(o2.law, "simultaneous")
+    self.assertEqual(o2.contact_class, ["SS", "SS"])
+    o0 = imp.outcomes(0, [])
+    self.assertEqual(len(o0), 0)
+    self.assertEqual(o0.qvel.shape, (0, m.nv))
+    self.assertEqual(imp.preview(0, [])[1], [])
+
   def test_copy_and_reset_from_python(self):
     m, d, imp = self.run_model("rocking_block.xml", 0.0005)
     d2 = mujoco.MjData(m)
