@@ -343,51 +343,52 @@ class Impacts:
     self._check(st, "resample")
     return self.event(-1)
 
+  _CHUNK = 4096   # seeds a svi_event_preview_many call: the records' buffer stays under 8 MB
+
   def _preview_many(self, i: int, seeds: Sequence[int], law):
-    """One svi_event_preview_many call: (qvel n x nv, the seeds, the records' columns, law)."""
+    """svi_event_preview_many over the seeds, _CHUNK at a time: (qvel n x nv, the seeds, the
+    records' columns of each chunk, law)."""
     i = self._index(i)
     law = _law(law) if law is not None else self._lib.svi_event_get(self._in, i).contents.law
     seeds = [_seed(s) for s in seeds]
     n, nv = len(seeds), self.model.nv
     out = np.zeros((n, nv))
-    if n == 0:
-      return out, seeds, None, law
-    if self._scratch is None:
+    if n and self._scratch is None:
       self._scratch = mujoco.MjData(self.model)
-    recs = (_Event * n)()
-    st = self._lib.svi_event_preview_many(
-        self._in, self.model._address, self._scratch._address, i, (ctypes.c_uint64 * n)(*seeds), n, law,
-        out.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), recs)
-    self._check(st, "preview")
-    return out, seeds, _columns(recs, n), law
+    chunks = []
+    for k0 in range(0, n, self._CHUNK):
+      m = min(self._CHUNK, n - k0)
+      recs = (_Event * m)()
+      st = self._lib.svi_event_preview_many(
+          self._in, self.model._address, self._scratch._address, i, (ctypes.c_uint64 * m)(*seeds[k0:k0 + m]), m,
+          law, out[k0:].ctypes.data_as(ctypes.POINTER(ctypes.c_double)), recs)
+      self._check(st, "preview")
+      chunks.append(_columns(recs, m))
+    return out, seeds, chunks, law
 
   def preview(self, i: int, seeds: Sequence[int], law=None):
     """Event i's post-impact qvel for each seed, as resample would give it (bit for bit), without
     touching the log or data; law None is the event's own law.  The event is set up once for all
     the seeds (svi_event_preview_many).  Returns (qvel array len(seeds) x nv, list of Event
     records); for many seeds, outcomes() gives the same as arrays, faster."""
-    out, seeds, cols, _ = self._preview_many(i, seeds, law)
-    return out, [_event_of(cols, k) for k in range(len(seeds))]
+    out, _, chunks, _ = self._preview_many(i, seeds, law)
+    return out, [_event_of(c, k) for c in chunks for k in range(len(c["index"]))]
 
   def outcomes(self, i: int, seeds: Sequence[int], law=None) -> "Outcomes":
     """preview's outcomes as arrays (Outcomes: qvel, vn_after, impulse, contact_class, ...), row k
     for seeds[k]: the same values, without one Event object per seed."""
-    out, seeds, cols, law = self._preview_many(i, seeds, law)
-    n = len(seeds)
-    if n == 0:
-      e = self.event(i)
-      nc = min(e.ncontact, _MAXC)
-      z = lambda *shape: np.zeros((0,) + shape)
-      return Outcomes(np.zeros(0, dtype=np.uint64), out, [], z(nc), z(nc, 3), np.zeros((0, nc), dtype=int), z(),
-                      np.zeros(0, dtype=int), np.zeros(0, dtype=int), np.zeros(0, dtype=int), np.zeros(0, dtype=int),
-                      e.vn_before, e.ke_before, LAWS[law])
-    nc = min(cols["ncontact"][0], _MAXC)
-    ints = lambda name: np.array(cols[name], dtype=int)
+    out, seeds, chunks, law = self._preview_many(i, seeds, law)
+    e = self.event(i)
+    nc = min(e.ncontact, _MAXC)
+    cat = lambda name, dt=None: (np.concatenate([np.asarray(c[name], dtype=dt) for c in chunks]) if chunks
+                                 else np.zeros(0, dtype=dt))
+    per = lambda name, shape, dt=float: (np.concatenate([np.asarray(c[name][:, :nc], dtype=dt) for c in chunks])
+                                         if chunks else np.zeros((0,) + shape, dtype=dt))
     return Outcomes(
-        seeds=np.array(seeds, dtype=np.uint64), qvel=out, contact_class=cols["cls"],
-        vn_after=cols["vn_after"][:, :nc], impulse=cols["impulse"][:, :nc], kept=cols["kept"][:, :nc].astype(int),
-        ke_after=np.array(cols["ke_after"]), fallback=ints("fallback"), status=ints("status"), lcps=ints("lcps"),
-        steps=ints("steps"), vn_before=cols["vn_before"][0, :nc].copy(), ke_before=cols["ke_before"][0],
+        seeds=np.array(seeds, dtype=np.uint64), qvel=out, contact_class=[x for c in chunks for x in c["cls"]],
+        vn_after=per("vn_after", (nc,)), impulse=per("impulse", (nc, 3)), kept=per("kept", (nc,), int),
+        ke_after=cat("ke_after", float), fallback=cat("fallback", int), status=cat("status", int),
+        lcps=cat("lcps", int), steps=cat("steps", int), vn_before=e.vn_before, ke_before=e.ke_before,
         law=LAWS[law])
 
   def problem(self, i: int) -> dict:

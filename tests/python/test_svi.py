@@ -170,6 +170,19 @@ class PluginFromPython(unittest.TestCase):
     e = imp.resample(0, seed=seeds[40])
     np.testing.assert_array_equal(d.qvel, qv[40])
     self.assertEqual(e.contact_class, o.contact_class[40])
+    # in chunks of 7 seeds a C call (4096 by default): the same
+    chunk = svi.Impacts._CHUNK
+    try:
+      svi.Impacts._CHUNK = 7
+      qc, rc = imp.preview(0, seeds)
+      oc = imp.outcomes(0, np.array(seeds, dtype=np.uint64))
+    finally:
+      svi.Impacts._CHUNK = chunk
+    np.testing.assert_array_equal(qc, qv)
+    self.assertEqual([r.contact_class for r in rc], o.contact_class)
+    np.testing.assert_array_equal(oc.vn_after, o.vn_after)
+    np.testing.assert_array_equal(oc.impulse, o.impulse)
+    self.assertEqual(oc.contact_class, o.contact_class)
     # another law, and no seeds
     o2 = imp.outcomes(0, [1, 2], law="simultaneous")
     self.assertEqual(o2.law, "simultaneous")
