@@ -200,17 +200,20 @@ static int sample_ghosts(vw_worker* w, svi_instance* in, int ev, int K, svi_law 
   return 0;
 }
 
-/* N outcomes of the set (seeds SET_SEED0 + k) in the plotted contacts' normal velocities,
- * VW_SET_BATCH seeds a call (the event detected and set up once per call, the same outcomes) */
+/* N outcomes of the set (seeds SET_SEED0 + k) in the plotted contacts' normal velocities, several
+ * seeds a call (the event detected and set up once per call, the same outcomes): VW_SET_BATCH up
+ * to 8 contacts, fewer for larger events, whose samples are slow (an abort waits for a call) */
 static int sample_set(vw_worker* w, svi_instance* in, int ev, int N, svi_law law, double tol,
                       distinct_set* ds) {
   const mjModel* m = w->m;
   vw_alts* a = w->work;
+  int nc = svi_event_get(in, ev)->ncontact;
+  int batch = nc <= 8 ? VW_SET_BATCH : nc <= 24 ? VW_SET_BATCH / 4 : 1;
   a->nset = 0;
-  for (int k0 = 0; k0 < N && a->nset < VW_MAX_SET; k0 += VW_SET_BATCH) {
+  for (int k0 = 0; k0 < N && a->nset < VW_MAX_SET; k0 += batch) {
     if (should_abort(w)) return -1;
     service_current(w);
-    int nb = N - k0 < VW_SET_BATCH ? N - k0 : VW_SET_BATCH;
+    int nb = N - k0 < batch ? N - k0 : batch;
     uint64_t seeds[VW_SET_BATCH];
     for (int k = 0; k < nb; k++) seeds[k] = SET_SEED0 + (uint64_t)(k0 + k);
     if (svi_event_preview_many(in, m, w->ws, ev, seeds, nb, law, w->qv_batch, w->rec_batch) != SVI_OK) continue;

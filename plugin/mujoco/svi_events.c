@@ -532,12 +532,13 @@ static void record_contacts(svi_instance* in, const mjData* d, svi_event* ev, in
   ev->cls[nc < SVI_EVENT_MAX_CONTACTS ? nc : SVI_EVENT_MAX_CONTACTS] = 0;
 }
 
-/* The record of this event: in the log, or the preview slot. */
+/* A preview's record of this event (the preview slot, or a batch's): empty, with its index */
 static void preview_record(svi_instance* in, const mjModel* m, mjData* d, svi_event* ev) {
   memset(ev, 0, sizeof(*ev));
   ev->index = (int)svi_state(m, d, in)[SVI_STATE_NEXT_INDEX];
 }
 
+/* The record of this event: in the log, or the preview slot. */
 static svi_event* new_record(svi_instance* in, const mjModel* m, mjData* d) {
   if (!in->preview) return svi_log_append(in, m, d);
   in->replaced = 0;

@@ -172,8 +172,8 @@ int svi_event_preview(svi_instance* in, const mjModel* m, mjData* scratch, int i
 const svi_event* svi_last_preview(const svi_instance* in) { return &in->preview_event; }
 
 /* The seeds before the last are resolved by svi_events_compute inside the last one's preview,
- * after the event's set-up (theory and usage: "Previews"); under the native law, which resolves
- * nothing, and if compute did not reach them, each is previewed on its own. */
+ * after the event's set-up (docs/theory.md §6, "Previews of many seeds"); under the native law,
+ * which resolves nothing, and if compute did not reach them, each is previewed on its own. */
 int svi_event_preview_many(svi_instance* in, const mjModel* m, mjData* scratch, int i,
                            const uint64_t* seeds, int n, svi_law law, double* qvel_out,
                            svi_event* records) {
