@@ -848,6 +848,12 @@ static void test_preview_many(const char* models) {
     CHECK(svi_event_preview_many(in, m, s1, 0, seeds, 0, SVI_LAW_SETVALUED, qb, NULL) == SVI_ERR_ARG &&
           svi_event_preview_many(in, m, s1, 99, seeds, 2, SVI_LAW_SETVALUED, qb, NULL) == SVI_ERR_ARG,
           "svi_event_preview_many: n = 0 and an event not in the log are refused (%s)", path);
+    CHECK(svi_event_approximate(in, m, s1, 0, 0, 1, 1, qb, NULL, NULL) == SVI_ERR_ARG &&
+          svi_event_approximate(in, m, s1, 99, 4, 1, 1, qb, NULL, NULL) == SVI_ERR_ARG &&
+          svi_event_approximate(in, m, s1, 0, 4, -1, 1, qb, NULL, NULL) == SVI_ERR_ARG &&
+          svi_event_approximate(in, m, s1, 0, n, 1, 1, qb, NULL, NULL) == SVI_OK,
+          "svi_event_approximate: 0 samples, an event not in the log, -1 threads refused; %d samples drawn (%s)", n,
+          path);
     free(qb); free(qs); free(rb); free(rs);
     mj_deleteData(s2);
     mj_deleteData(s1);

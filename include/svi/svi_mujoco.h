@@ -138,8 +138,10 @@ typedef struct {
   int      slot;             /* internal: this event's snapshot in the log */
 } svi_event;
 
-/* sizeof(svi_event), for bindings that mirror the struct (the Python module checks it) */
+/* sizeof(svi_event) and sizeof(svi_approx_stats), for bindings that mirror the structs (the
+ * Python module checks them) */
 size_t svi_event_size(void);
+size_t svi_approx_stats_size(void);
 
 /* ---------------------------------------------------------------------------------------------
  * Instances: one per mjData, made by MuJoCo (mj_makeData calls the plugin's init, mj_copyData its
@@ -190,6 +192,19 @@ const svi_event* svi_last_preview(const svi_instance* in);
 int svi_event_preview_many(svi_instance* in, const mjModel* m, mjData* scratch, int i,
                            const uint64_t* seeds, int n, svi_law law, double* qvel_out,
                            svi_event* records);
+
+/* Algorithm 2 on event i's impact problem (rebuilt on scratch, as svi_event_problem): the
+ * set-valued law's post-impact set as svi-sample approximates it, `samples` outcomes with the
+ * instance's step, step_abs, max_steps and branch rule, the given seed, Sobol budgets where
+ * nc max_steps <= SVI_SOBOL_MAXDIM (else uniform), on `threads` threads (0: one per core; the
+ * outcomes do not depend on it).  qvel_out: samples x nv, the model's post-impact qvel (the
+ * dofs outside the event keep their velocity); accepted (samples flags, may be NULL): 1 = in the
+ * set; stats may be NULL.  Not any seed's resample: another sampler of the same law (Algorithm 2,
+ * with the per-event pattern maps).  Returns 0 or a negative svi_status; SVI_ERR_ARG when event
+ * i is not in the log or does not recur on scratch. */
+int svi_event_approximate(svi_instance* in, const mjModel* m, mjData* scratch, int i, long long samples,
+                          int threads, uint64_t seed, double* qvel_out, unsigned char* accepted,
+                          svi_approx_stats* stats);
 
 /* Load event i's pre-impact state into scratch (no forward). */
 int svi_event_load(svi_instance* in, const mjModel* m, mjData* scratch, int i);

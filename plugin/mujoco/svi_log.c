@@ -202,6 +202,28 @@ int svi_event_preview_many(svi_instance* in, const mjModel* m, mjData* scratch, 
   return st;
 }
 
+int svi_event_approximate(svi_instance* in, const mjModel* m, mjData* scratch, int i, long long samples,
+                          int threads, uint64_t seed, double* qvel_out, unsigned char* accepted,
+                          svi_approx_stats* stats) {
+  if (!in || !m || !scratch || samples < 1 || !qvel_out || threads < 0) return SVI_ERR_ARG;
+  svi_problem_def def;
+  int nc = svi_event_problem(in, m, scratch, i, &def);
+  if (nc <= 0) return SVI_ERR_ARG;
+  const svi_config* cfg = &in->cfg;
+  svi_approx_config ac = svi_approx_default_config();
+  ac.samples = samples;
+  ac.threads = threads;
+  ac.routh.step = cfg->step;
+  ac.routh.step_abs = cfg->step_abs;
+  ac.routh.max_steps = cfg->max_steps;
+  ac.routh.branch = cfg->branch;
+  ac.routh.seed = seed;
+  if (ac.routh.budget == SVI_BUDGET_SOBOL && nc * ac.routh.max_steps > SVI_SOBOL_MAXDIM)
+    ac.routh.budget = SVI_BUDGET_UNIFORM;   /* the Sobol dimension cap, as svi-sample */
+  svi_approx_stats local;
+  return svi_approximate(&def, &ac, qvel_out, accepted, NULL, stats ? stats : &local);
+}
+
 int svi_current_problem(svi_instance* in, const mjModel* m, mjData* d, svi_problem_def* def,
                         int* contact_index) {
   if (!in || !in->imp || !m || !d || !def) return 0;

@@ -379,6 +379,7 @@ svi_counters svi_instance_counters(const svi_instance* in) {
 }
 const char* svi_instance_message(const svi_instance* in) { return in->message; }
 size_t svi_event_size(void) { return sizeof(svi_event); }
+size_t svi_approx_stats_size(void) { return sizeof(svi_approx_stats); }
 
 svi_law svi_current_law(const svi_instance* in) {
   return in->law_override >= 0 ? (svi_law)in->law_override : in->cfg.law;

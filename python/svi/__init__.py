@@ -31,7 +31,7 @@ from typing import List, Optional, Sequence
 import mujoco
 import numpy as np
 
-__all__ = ["load", "library_path", "Impacts", "Event", "Outcomes", "LAWS", "PLUGIN_NAME"]
+__all__ = ["load", "library_path", "Impacts", "Event", "Outcomes", "ApproxSet", "LAWS", "PLUGIN_NAME"]
 
 PLUGIN_NAME = "svi.impact"
 LAWS = ("setvalued", "simultaneous", "sequential", "native", "propagative")
@@ -73,6 +73,13 @@ class _Counters(ctypes.Structure):
   _fields_ = [(name, ctypes.c_longlong) for name in (
       "steps", "events", "lcps", "fallbacks", "native_steps", "resets", "unsupported",
       "touch_overflow", "pseudo_ambiguous", "pseudo_demoted")] + [("max_energy_ratio", ctypes.c_double)]
+
+
+class _ApproxStats(ctypes.Structure):
+  _fields_ = [(name, ctypes.c_longlong) for name in (
+      "samples", "accepted", "finished_by_ap", "failed", "lcps", "colliding", "rejected", "lcp_rejects",
+      "step_retries", "sample_retries")] + [(name, ctypes.c_double) for name in (
+      "psi", "eps", "h", "max_residual", "max_energy_ratio", "wall_seconds")]
 
 
 class _ProblemDef(ctypes.Structure):
@@ -209,6 +216,28 @@ class Outcomes:
     return len(self.seeds)
 
 
+@dataclasses.dataclass(frozen=True)
+class ApproxSet:
+  """The post-impact set of one event by Algorithm 2 (Impacts.approximate): row k is sample k.
+
+  ``qvel`` is the model's whole post-impact velocity (samples x nv); ``accepted`` marks the samples
+  in the set (no contact approaching after the final step, every check passed); ``vn_after`` is
+  J_n qvel (samples x nc, every contact of the event), ``ke_after`` the kinetic energy 1/2 v'M v;
+  ``stats`` the counts of svi_approx_stats (lcps, colliding, rejected, max_energy_ratio, ...).
+  """
+  qvel: np.ndarray
+  accepted: np.ndarray
+  vn_before: np.ndarray
+  vn_after: np.ndarray
+  ke_before: float
+  ke_after: np.ndarray
+  seed: int
+  stats: dict
+
+  def __len__(self) -> int:
+    return len(self.accepted)
+
+
 _lib = None
 _lib_path = None
 
@@ -254,15 +283,19 @@ def load(path: Optional[str] = None) -> ctypes.CDLL:
       "svi_instance_counters": (_Counters, [vp]),
       "svi_instance_message": (ctypes.c_char_p, [vp]),
       "svi_event_size": (ctypes.c_size_t, []),
+      "svi_approx_stats_size": (ctypes.c_size_t, []),
+      "svi_event_approximate": (i, [vp, vp, vp, i, ctypes.c_longlong, i, u64, ctypes.POINTER(d),
+                                    ctypes.POINTER(ctypes.c_ubyte), ctypes.POINTER(_ApproxStats)]),
       "svi_status_string": (ctypes.c_char_p, [i]),
   }
   for name, (res, args) in sig.items():
     fn = getattr(lib, name)
     fn.restype = res
     fn.argtypes = args
-  if lib.svi_event_size() != ctypes.sizeof(_Event):
-    raise RuntimeError(f"svi: {path} has svi_event of {lib.svi_event_size()} bytes, this module "
-                       f"expects {ctypes.sizeof(_Event)}: library and module differ in version")
+  if lib.svi_event_size() != ctypes.sizeof(_Event) or lib.svi_approx_stats_size() != ctypes.sizeof(_ApproxStats):
+    raise RuntimeError(f"svi: {path} has svi_event of {lib.svi_event_size()} bytes and svi_approx_stats of "
+                       f"{lib.svi_approx_stats_size()}, this module expects {ctypes.sizeof(_Event)} and "
+                       f"{ctypes.sizeof(_ApproxStats)}: library and module differ in version")
   # the plugin must have registered in the libmujoco that this mujoco package uses
   probe = mujoco.MjSpec.from_string(
       '<mujoco><extension><plugin plugin="svi.impact"><instance name="p"/></plugin></extension>'
@@ -390,6 +423,35 @@ class Impacts:
         ke_after=cat("ke_after", float), fallback=cat("fallback", int), status=cat("status", int),
         lcps=cat("lcps", int), steps=cat("steps", int), vn_before=e.vn_before, ke_before=e.ke_before,
         law=LAWS[law])
+
+  def approximate(self, i: int, samples: int = 4096, threads: int = 0, seed: Optional[int] = None) -> "ApproxSet":
+    """Event i's post-impact set by Algorithm 2, as svi-sample approximates it: `samples` outcomes
+    of the set-valued law with the instance's step, max_steps and branch rule, Sobol budgets, on
+    `threads` threads (0: one per core; the outcomes do not depend on it); seed None is the
+    event's own.  Another sampler than resample/preview (the same law, the per-event pattern maps):
+    use it for the set, and preview/outcomes for what a given seed does in the simulation."""
+    i = self._index(i)
+    samples = int(samples)
+    if samples < 1:
+      raise ValueError(f"svi: samples must be >= 1, not {samples}")
+    if int(threads) < 0:
+      raise ValueError(f"svi: threads must be >= 0, not {threads}")
+    seed = self._lib.svi_event_get(self._in, i).contents.seed if seed is None else _seed(seed)
+    p = self.problem(i)   # also makes self._scratch
+    nv = self.model.nv
+    out = np.zeros((samples, nv))
+    acc = np.zeros(samples, dtype=np.uint8)
+    st = _ApproxStats()
+    rc = self._lib.svi_event_approximate(
+        self._in, self.model._address, self._scratch._address, i, samples, int(threads), seed,
+        out.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), acc.ctypes.data_as(ctypes.POINTER(ctypes.c_ubyte)),
+        ctypes.byref(st))
+    self._check(rc, "approximate")
+    M, Jn, v0 = p["M"], p["Jn"], p["v"]
+    return ApproxSet(
+        qvel=out, accepted=acc.astype(bool), vn_before=Jn @ v0, vn_after=out @ Jn.T, ke_before=0.5 * v0 @ M @ v0,
+        ke_after=0.5 * np.einsum("ki,ij,kj->k", out, M, out), seed=seed,
+        stats={name: getattr(st, name) for name, _ in _ApproxStats._fields_})
 
   def problem(self, i: int) -> dict:
     """Event i's impact problem in contact space: M, Jn, Jt, mu, v (numpy copies) and nt."""

@@ -6,7 +6,10 @@ For the first impact event of every bundled model and scene: microseconds per se
   - preview:  Impacts.preview(i, seeds) for all the seeds at once (svi_event_preview_many: the
               event set up once; one Event record per seed),
   - outcomes: Impacts.outcomes(i, seeds) (the same outcomes as arrays),
-each the fastest of 3 runs, checking that the three give the same qvel bit for bit.
+each the fastest of 3 runs, checking that the three give the same qvel bit for bit; and
+  - approximate: Impacts.approximate(i, samples) for 16 384 samples (as many as seeds on the large
+              events), every core (Algorithm 2 on the event's problem: another sampler of the same
+              set, svi-sample's; the event's set-up included).
 
   .venv/bin/python tests/bench/preview_bench.py [MODELS_DIR] [SEEDS]   (default models, 1000)
 """
@@ -53,8 +56,8 @@ def main():
     files += sorted(os.path.join(scenes, f) for f in os.listdir(scenes) if f.endswith(".xml"))
   print(f"# Outcomes of one impact event from Python ({os.path.realpath(svi.library_path())}, MuJoCo {mujoco.__version__})\n")
   print("| model | contacts | seeds | one seed a call, us/seed | preview(seeds), us/seed | outcomes(seeds), us/seed "
-        "| speed-up (outcomes) | distinct classes |")
-  print("|---|---|---|---|---|---|---|---|")
+        "| speed-up (outcomes) | distinct classes | approximate, us/sample |")
+  print("|---|---|---|---|---|---|---|---|---|")
   for path in files:
     ev = first_event(path)
     if ev is None:
@@ -67,12 +70,14 @@ def main():
     t1, q1 = best(lambda: np.array([imp.preview(0, [s])[0][0] for s in seeds]))
     t2, (q2, _) = best(lambda: imp.preview(0, seeds))
     t3, o = best(lambda: imp.outcomes(0, seeds))
+    na = 16384 if e.ncontact < 20 else n
+    t4, _ = best(lambda: imp.approximate(0, samples=na))
     same = np.array_equal(q1, q2) and np.array_equal(q2, o.qvel)
     if not same:
       sys.exit(f"{path}: the three paths differ")
     name = os.path.relpath(path, models)
     print(f"| {name} | {e.ncontact} | {n} | {t1 / n * 1e6:.1f} | {t2 / n * 1e6:.1f} | {t3 / n * 1e6:.1f} | "
-          f"{t1 / t3:.1f}x | {len(set(o.contact_class))} |")
+          f"{t1 / t3:.1f}x | {len(set(o.contact_class))} | {t4 / na * 1e6:.2f} |")
 
 
 if __name__ == "__main__":

@@ -192,6 +192,50 @@ class PluginFromPython(unittest.TestCase):
     self.assertEqual(o0.qvel.shape, (0, m.nv))
     self.assertEqual(imp.preview(0, [])[1], [])
 
+  def test_approximate_is_svi_samples_set(self):
+    """Impacts.approximate: Algorithm 2 on the event's problem gives svi-sample's samples bit for
+    bit (its CSV prints every double exactly), for any thread count, within the invariants."""
+    import csv
+    import subprocess
+    import tempfile
+    lib = os.environ.get("SVI_LIBRARY", svi.library_path())
+    tool = os.path.join(os.path.dirname(os.path.abspath(lib)), "..", "svi-sample")
+    self.assertTrue(os.path.exists(tool), tool)
+    for name, n in (("rocking_block.xml", 4096), ("scenes/box_edge.xml", 1000), ("scenes/quadruped.xml", 1000)):
+      path = os.path.join(MODELS, name)
+      m = mujoco.MjModel.from_xml_path(path)
+      d = mujoco.MjData(m)
+      start(m, d)
+      imp = svi.Impacts(m, d)
+      while len(imp) == 0:
+        mujoco.mj_step(m, d)
+      a = imp.approximate(0, samples=n, seed=3, threads=2)
+      a1 = imp.approximate(0, samples=n, seed=3, threads=1)
+      np.testing.assert_array_equal(a.qvel, a1.qvel)
+      np.testing.assert_array_equal(a.accepted, a1.accepted)
+      with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "s.csv")
+        subprocess.run([tool, "--model", path, "--samples", str(n), "--seed", "3", "--csv", out, "--plot",
+                        os.path.join(tmp, "s.png")], check=True, capture_output=True)
+        with open(out) as f:
+          rows = list(csv.reader(f))
+      cols = [j for j, h in enumerate(rows[0]) if h.startswith("v") and h[1:].isdigit()]
+      v = np.array([[float(r[j]) for j in cols] for r in rows[1:]])
+      np.testing.assert_array_equal(v, a.qvel, err_msg=name)
+      np.testing.assert_array_equal(np.array([r[1] == "1" for r in rows[1:]]), a.accepted)
+      self.assertEqual(len(a), n)
+      self.assertGreater(a.accepted.sum(), 0.9 * n)
+      self.assertTrue(np.all(a.ke_after <= a.ke_before * (1 + 1e-9)), name)
+      self.assertTrue(np.all(a.vn_after[a.accepted] >= 1e-6 * a.vn_before.min()), name)
+      self.assertLessEqual(a.stats["max_energy_ratio"], 1 + 1e-9)
+      self.assertEqual(a.stats["samples"], n)
+      b = imp.approximate(0, samples=64, seed=4)
+      self.assertFalse(np.array_equal(b.qvel, a.qvel[:64]), "another seed, other samples")
+    with self.assertRaises(ValueError):
+      imp.approximate(0, samples=0)
+    with self.assertRaises(ValueError):
+      imp.approximate(0, threads=-1)
+
   def test_copy_and_reset_from_python(self):
     m, d, imp = self.run_model("rocking_block.xml", 0.0005)
     d2 = mujoco.MjData(m)
