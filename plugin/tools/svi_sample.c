@@ -121,6 +121,7 @@ typedef struct {
   char   (*cname)[32];
   int    plot_a, plot_b;
   double h;             /* N s; 0 = relative step */
+  double step;          /* the relative step (x the reference impulse) where h = 0 */
   int    N;
   long long samples;
   int    has_native;
@@ -161,7 +162,7 @@ static int from_example(const char* name, problem* p) {
   p->cname = calloc((size_t)ex.nc, sizeof(*p->cname));
   for (int i = 0; i < ex.nc; i++) snprintf(p->cname[i], 32, "%s", ex.contact_names[i]);
   p->plot_a = ex.plot_a; p->plot_b = ex.plot_b;
-  p->h = ex.h; p->N = ex.N; p->samples = ex.samples;
+  p->h = ex.h; p->step = 1.0; p->N = ex.N; p->samples = ex.samples;
   p->law = SVI_LAW_SETVALUED;
   p->restitution = 1;
   return 1;
@@ -238,6 +239,7 @@ static int from_model(const char* path, const char* key, problem* p) {
   p->law = cfg->law;
   p->restitution = cfg->restitution;
   p->h = cfg->step_abs;
+  p->step = cfg->step;   /* the model's own relative step, as the plugin's law uses it */
   p->N = cfg->max_steps;
   p->samples = 1 << 14;
   /* native MuJoCo from the same pre-impact state */
@@ -463,7 +465,7 @@ int main(int argc, char** argv) {
   cfg.eps = o.eps;
   cfg.routh.max_steps = o.steps > 0 ? o.steps : pb.N;
   cfg.routh.step_abs = o.step_rel > 0 ? 0 : (o.h_abs > 0 ? o.h_abs : pb.h);
-  cfg.routh.step = o.step_rel > 0 ? o.step_rel : 1.0;
+  cfg.routh.step = o.step_rel > 0 ? o.step_rel : pb.step;
   cfg.routh.seed = o.seed;
   cfg.routh.branch = o.branch;
   cfg.routh.budget = o.budget;

@@ -201,7 +201,16 @@ class PluginFromPython(unittest.TestCase):
     lib = os.environ.get("SVI_LIBRARY", svi.library_path())
     tool = os.path.join(os.path.dirname(os.path.abspath(lib)), "..", "svi-sample")
     self.assertTrue(os.path.exists(tool), tool)
-    for name, n in (("rocking_block.xml", 4096), ("scenes/box_edge.xml", 1000), ("scenes/quadruped.xml", 1000)):
+    import shutil
+    tmpdir = tempfile.mkdtemp()
+    self.addCleanup(shutil.rmtree, tmpdir)
+    with open(os.path.join(MODELS, "rocking_block.xml")) as f:   # a relative step: svi-sample takes it too
+      relstep = f.read().replace('<config key="step_abs" value="0.3"/>', '<config key="step" value="0.4"/>')
+    self.assertIn('key="step" value="0.4"', relstep)
+    with open(os.path.join(tmpdir, "rocking_relstep.xml"), "w") as f:
+      f.write(relstep)
+    for name, n in (("rocking_block.xml", 4096), ("scenes/box_edge.xml", 1000), ("scenes/quadruped.xml", 1000),
+                    (os.path.join(tmpdir, "rocking_relstep.xml"), 1000)):
       path = os.path.join(MODELS, name)
       m = mujoco.MjModel.from_xml_path(path)
       d = mujoco.MjData(m)
@@ -229,6 +238,8 @@ class PluginFromPython(unittest.TestCase):
       self.assertTrue(np.all(a.vn_after[a.accepted] >= 1e-6 * a.vn_before.min()), name)
       self.assertLessEqual(a.stats["max_energy_ratio"], 1 + 1e-9)
       self.assertEqual(a.stats["samples"], n)
+      if "relstep" in name:   # 0.4 x the reference impulse 0.283 N s, not 1 x
+        self.assertAlmostEqual(a.stats["h"], 0.4 * 0.283, places=3)
       b = imp.approximate(0, samples=64, seed=4)
       self.assertFalse(np.array_equal(b.qvel, a.qvel[:64]), "another seed, other samples")
     with self.assertRaises(ValueError):
