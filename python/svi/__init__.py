@@ -16,6 +16,8 @@ no compiled extension is involved::
     imp = svi.Impacts(m, d)
     print(imp.events[0])                          # the first impact event
     imp.resample(0, seed=7)                       # d is now at event 0's new outcome
+    o = imp.outcomes(0, range(1000))              # 1000 seeds' outcomes (what resample would give)
+    a = imp.approximate(0, samples=16384)         # the post-impact set by Algorithm 2
     imp.restore(0)                                # d is back before the impact
 
 The library must be the one built against the same ``libmujoco`` the ``mujoco`` package loads
