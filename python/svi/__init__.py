@@ -162,10 +162,10 @@ def _record_dtype() -> np.dtype:
   return _RECORD_DTYPE
 
 
-def _columns(recs, n: int) -> dict:
-  """The fields of n svi_event records (a ctypes array) as columns: scalars as Python lists,
-  per-contact arrays as n x 16 (x 3) numpy views of the records, cls as a list of str."""
-  a = np.frombuffer(recs, dtype=_record_dtype(), count=n)
+def _columns(a: np.ndarray) -> dict:
+  """The fields of svi_event records (a numpy array of _record_dtype) as columns: scalars as
+  Python lists, per-contact arrays as n x 16 (x 3) numpy views of the records, cls as a list of
+  str."""
   cols = {}
   for name in a.dtype.names:
     col = a[name]
@@ -393,12 +393,12 @@ class Impacts:
     chunks = []
     for k0 in range(0, n, self._CHUNK):
       m = min(self._CHUNK, n - k0)
-      recs = (_Event * m)()
+      recs = np.empty(m, dtype=_record_dtype())   # every field written by the library (no zeroing)
       st = self._lib.svi_event_preview_many(
           self._in, self.model._address, self._scratch._address, i, (ctypes.c_uint64 * m)(*seeds[k0:k0 + m]), m,
-          law, out[k0:].ctypes.data_as(ctypes.POINTER(ctypes.c_double)), recs)
+          law, out[k0:].ctypes.data_as(ctypes.POINTER(ctypes.c_double)), recs.ctypes.data_as(ctypes.POINTER(_Event)))
       self._check(st, "preview")
-      chunks.append(_columns(recs, m))
+      chunks.append(_columns(recs))
     return out, seeds, chunks, law
 
   def preview(self, i: int, seeds: Sequence[int], law=None):
