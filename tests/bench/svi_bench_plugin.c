@@ -2,6 +2,7 @@
  *
  *   svi-bench-plugin MODELS_DIR [--quick] [--only=ABCDEFGH]
  *   svi-bench-plugin --count MODEL.xml plugin|native STEPS     (for callgrind, see below)
+ *   svi-bench-plugin --impact MODEL.xml REPS | --preview MODEL.xml N
  *
  * The native reference is the same model without svi.impact (svi_load_xml_native: the plugin
  * instance removed through mjSpec), so margins, solver and options are identical.
@@ -24,12 +25,18 @@
  * G. Algorithm 2 on the first impact event of every model and scene, as svi-sample runs it on one
  *    thread: microseconds per sample (spatial events of up to two contacts go through the
  *    per-event pattern maps, svi_modes.c).
+ * H. The first impact event of every model and scene under its law for 2000 seeds: one
+ *    svi_event_preview a seed against one svi_event_preview_many (the event set up once), and
+ *    whether both gave the same qvel bits.
  * --count runs STEPS impact-free steps of one variant inside bench_free_steps(), for
  *    valgrind --tool=callgrind --toggle-collect=bench_free_steps (tests/bench/overhead_callgrind.sh).
  * --impact MODEL.xml REPS runs the impact step of the model's first event REPS times inside
  *    impact_steps() and native mj_step from the same state inside native_steps(), for
  *    valgrind --tool=callgrind --toggle-collect=impact_steps (or native_steps); --plate N DIR,
  *    --tower K and --bin K write the model of table C or E and print its path.
+ * --preview MODEL.xml N draws the first event's outcomes for seeds 1000 .. 1000 + N - 1 by one
+ *    svi_event_preview_many inside bench_preview_many() (--toggle-collect=bench_preview_many) and
+ *    prints a hash of every bit of their qvel.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
