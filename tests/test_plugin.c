@@ -89,6 +89,9 @@ static void test_config(void) {
     {CFG("step", "nan"), "config 'step' = \"nan\""},
     {CFG("friction_dirs", "3"), "need 2 or 4"},
     {CFG("max_contacts", "1e9"), "config 'max_contacts'"},
+    {CFG("seed", "1e3"), "config 'seed' = \"1e3\" is not allowed: need an integer in [0, 18446744073709551615]"},
+    {CFG("seed", "18446744073709551616"), "config 'seed'"},
+    {CFG("max_steps", "2.0"), "config 'max_steps'"},
   };
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     char xml[4096], err[1000] = "";
@@ -134,6 +137,11 @@ static void test_config(void) {
   if (m) mj_deleteModel(m);
   /* the config API, as tools use it */
   svi_config cc = svi_default_config();
+  /* integers are read as integers: every seed below 2^64 exactly, not rounded through a double */
+  CHECK(svi_config_set(&cc, "seed", "9007199254740993", err, sizeof(err)) == 0 && cc.seed == 9007199254740993ull &&
+        svi_config_set(&cc, "seed", " 18446744073709551615 ", err, sizeof(err)) == 0 && cc.seed == UINT64_MAX &&
+        svi_config_set(&cc, "max_steps", "12", err, sizeof(err)) == 0 && cc.max_steps == 12,
+        "svi_config_set: seeds up to 2^64 - 1 exactly (%s)", err);
   CHECK(svi_config_set(&cc, "pseudo_impulse", " 0.03 ", err, sizeof(err)) == 0 && cc.pseudo_impulse == 0.03 &&
         svi_config_set(&cc, "pseudo_impulse", "0.03s", err, sizeof(err)) < 0 && strstr(err, "pseudo_impulse"),
         "svi_config_set: strict numbers (%s)", err);

@@ -1,6 +1,7 @@
 /* svi_config.c -- the config keys of an svi.impact instance: defaults, types, ranges, parsing. */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,7 @@ static const key_def keys[] = {
   {"step",           KEY_REAL, 1e-6, 1e3, NULL, "x reference impulse"},
   {"step_abs",       KEY_REAL, 0, 1e9, NULL, "N s"},
   {"max_steps",      KEY_INT,  1, 10000, NULL, ""},
-  {"seed",           KEY_INT,  0, 9007199254740992.0, NULL, ""},
+  {"seed",           KEY_INT,  0, 18446744073709551615.0, NULL, ""},   /* [0, 2^64 - 1]: parse_uint */
   {"friction_dirs",  KEY_INT,  2, 4, NULL, ""},
   {"window",         KEY_REAL, 0, 1, NULL, "s"},
   {"impact_speed",   KEY_REAL, 0, 1e3, NULL, "m/s"},
@@ -101,7 +102,23 @@ static int parse_number(const char* s, double* x) {
   return *end == 0;
 }
 
-static void apply(svi_config* c, const key_def* k, int idx, double x) {
+/* strict integer: the whole string (surrounding blanks allowed) is decimal digits below 2^64
+ * (no sign, exponent or fraction: "1e3" and "2.0" are not integers here, and a seed beyond 2^53
+ * is not rounded through a double) */
+static int parse_uint(const char* s, uint64_t* x) {
+  while (*s == ' ' || *s == '\t' || *s == '\n') s++;
+  if (*s < '0' || *s > '9') return 0;
+  char* end = NULL;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno == ERANGE) return 0;
+  while (*end == ' ' || *end == '\t' || *end == '\n') end++;
+  if (*end) return 0;
+  *x = (uint64_t)v;
+  return 1;
+}
+
+static void apply(svi_config* c, const key_def* k, int idx, double x, uint64_t u) {
   const char* n = k->name;
   if (!strcmp(n, "law")) c->law = (svi_law)idx;
   else if (!strcmp(n, "branch")) {
@@ -111,7 +128,7 @@ static void apply(svi_config* c, const key_def* k, int idx, double x) {
   else if (!strcmp(n, "step")) c->step = x;
   else if (!strcmp(n, "step_abs")) c->step_abs = x;
   else if (!strcmp(n, "max_steps")) c->max_steps = (int)x;
-  else if (!strcmp(n, "seed")) c->seed = (uint64_t)x;
+  else if (!strcmp(n, "seed")) c->seed = u;
   else if (!strcmp(n, "friction_dirs")) c->friction_dirs = (int)x;
   else if (!strcmp(n, "window")) c->window = x;
   else if (!strcmp(n, "impact_speed")) c->impact_speed = x;
@@ -139,23 +156,37 @@ int svi_config_set(svi_config* cfg, const char* key, const char* value, char* er
                k->name, value, k->choices);
       return -1;
     }
-    apply(cfg, k, idx, 0);
+    apply(cfg, k, idx, 0, 0);
     return 0;
   }
-  double x;
-  int ok = parse_number(value, &x);
-  if (ok && (x < k->lo || x > k->hi || (k->type == KEY_INT && x != floor(x)))) ok = 0;
+  double x = 0;
+  uint64_t u = 0;
+  int ok, seed = !strcmp(k->name, "seed");
+  if (k->type == KEY_INT) {
+    ok = parse_uint(value, &u);
+    x = (double)u;
+    if (ok && !seed && (x < k->lo || x > k->hi)) ok = 0;   /* the other integer keys are small */
+  } else {
+    ok = parse_number(value, &x);
+    if (ok && (x < k->lo || x > k->hi)) ok = 0;
+  }
   if (ok && !strcmp(k->name, "friction_dirs") && x == 3) ok = 0;
   if (!ok) {
     if (!strcmp(k->name, "friction_dirs"))
       snprintf(err, (size_t)errlen, "svi.impact: config 'friction_dirs' = \"%s\" is not allowed: need 2 or 4", value);
+    else if (k->type == KEY_INT) {
+      char hi[32];
+      if (seed) snprintf(hi, sizeof(hi), "%llu", (unsigned long long)UINT64_MAX);
+      else snprintf(hi, sizeof(hi), "%.0f", k->hi);
+      snprintf(err, (size_t)errlen, "svi.impact: config '%s' = \"%s\" is not allowed: need an integer in [%.0f, %s] "
+               "(decimal digits)", k->name, value, k->lo, hi);
+    }
     else
-      snprintf(err, (size_t)errlen, "svi.impact: config '%s' = \"%s\" is not allowed: need %s in [%g, %g]%s%s",
-               k->name, value, k->type == KEY_INT ? "an integer" : "a number", k->lo, k->hi,
-               k->unit[0] ? " " : "", k->unit);
+      snprintf(err, (size_t)errlen, "svi.impact: config '%s' = \"%s\" is not allowed: need a number in [%g, %g]%s%s",
+               k->name, value, k->lo, k->hi, k->unit[0] ? " " : "", k->unit);
     return -1;
   }
-  apply(cfg, k, 0, x);
+  apply(cfg, k, 0, x, u);
   return 0;
 }
 

@@ -195,9 +195,13 @@ def _event_of(c: dict, k: int) -> "Event":
 class Outcomes:
   """Outcomes of one event for n seeds (Impacts.outcomes), as arrays; row k is seeds[k]'s.
 
-  Per-contact columns cover the event's first 16 contacts (nc of them).  ``qvel`` is the model's
-  whole post-impact velocity (n x nv); ``fallback`` 0 is the law's own outcome, 1 finished by the
-  simultaneous law (31), 2 the simultaneous law instead, 3 left to MuJoCo (svi_event.fallback).
+  Per-contact columns cover the event's first 16 contacts (nc of them, in the order of the
+  Event's geom1/geom2/pos/normal).  ``qvel`` is the model's whole post-impact velocity (n x nv);
+  ``impulse[k, c]`` is contact c's impulse in N s in MuJoCo's contact frame: (normal, t1, t2);
+  ``fallback`` 0 is the law's own outcome, 1 finished by the simultaneous law (31), 2 the
+  simultaneous law instead, 3 left to MuJoCo (svi_event.fallback).  Under the native law nothing
+  is resolved here (MuJoCo's solver does it in the step): ``qvel`` is the pre-impact velocity,
+  ``vn_after`` and ``ke_after`` are NaN and ``contact_class`` is '-' per contact.
   """
   seeds: np.ndarray
   qvel: np.ndarray
@@ -321,6 +325,22 @@ def _seed(seed) -> int:
   return int(seed)
 
 
+def _count(x, name: str, least: int) -> int:
+  """An integer argument >= least (not a float, which would be truncated, nor a bool)."""
+  if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
+    raise TypeError(f"svi: {name} must be an integer, not {x!r}")
+  if int(x) < least:
+    raise ValueError(f"svi: {name} must be >= {least}, not {x}")
+  return int(x)
+
+
+def _seeds(seeds) -> list:
+  """A sequence of seeds (a range, a list, a numpy array) as C API seeds."""
+  if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
+    raise TypeError(f"svi: seeds must be a sequence of integers (e.g. range(100)), not {seeds!r}")
+  return [_seed(s) for s in seeds]
+
+
 def _law(law) -> int:
   if isinstance(law, str):
     if law not in LAWS:
@@ -385,7 +405,7 @@ class Impacts:
     records' columns of each chunk, law)."""
     i = self._index(i)
     law = _law(law) if law is not None else self._lib.svi_event_get(self._in, i).contents.law
-    seeds = [_seed(s) for s in seeds]
+    seeds = _seeds(seeds)
     n, nv = len(seeds), self.model.nv
     out = np.zeros((n, nv))
     if n and self._scratch is None:
@@ -433,11 +453,8 @@ class Impacts:
     event's own.  Another sampler than resample/preview (the same law, the per-event pattern maps):
     use it for the set, and preview/outcomes for what a given seed does in the simulation."""
     i = self._index(i)
-    samples = int(samples)
-    if samples < 1:
-      raise ValueError(f"svi: samples must be >= 1, not {samples}")
-    if int(threads) < 0:
-      raise ValueError(f"svi: threads must be >= 0, not {threads}")
+    samples = _count(samples, "samples", 1)
+    threads = _count(threads, "threads", 0)
     seed = self._lib.svi_event_get(self._in, i).contents.seed if seed is None else _seed(seed)
     p = self.problem(i)   # also makes self._scratch
     nv = self.model.nv
@@ -445,7 +462,7 @@ class Impacts:
     acc = np.zeros(samples, dtype=np.uint8)
     st = _ApproxStats()
     rc = self._lib.svi_event_approximate(
-        self._in, self.model._address, self._scratch._address, i, samples, int(threads), seed,
+        self._in, self.model._address, self._scratch._address, i, samples, threads, seed,
         out.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), acc.ctypes.data_as(ctypes.POINTER(ctypes.c_ubyte)),
         ctypes.byref(st))
     self._check(rc, "approximate")

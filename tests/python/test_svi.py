@@ -246,6 +246,10 @@ class PluginFromPython(unittest.TestCase):
       imp.approximate(0, samples=0)
     with self.assertRaises(ValueError):
       imp.approximate(0, threads=-1)
+    with self.assertRaisesRegex(TypeError, "samples must be an integer"):
+      imp.approximate(0, samples=2.7)
+    with self.assertRaisesRegex(TypeError, "seeds must be a sequence"):
+      imp.outcomes(0, seeds=5)
 
   def test_copy_and_reset_from_python(self):
     m, d, imp = self.run_model("rocking_block.xml", 0.0005)
