@@ -370,6 +370,13 @@ class Impacts:
   def event(self, i: int) -> Event:
     return Event._from_c(self._lib.svi_event_get(self._in, self._index(i)).contents)
 
+  def contact_names(self, i: int) -> List[str]:
+    """Event i's contacts as "geom1/geom2" by MuJoCo's geom names (the id where a geom has no
+    name), in the order of the Event's and Outcomes' per-contact columns."""
+    e = self.event(i)
+    name = lambda g: mujoco.mj_id2name(self.model, mujoco.mjtObj.mjOBJ_GEOM, int(g)) or str(int(g))
+    return [f"{name(a)}/{name(b)}" for a, b in zip(e.geom1, e.geom2)]
+
   @property
   def events(self) -> List[Event]:
     return [self.event(i) for i in range(len(self))]
