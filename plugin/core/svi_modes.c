@@ -168,6 +168,26 @@ static int solve_mode(int k, const double* K, const double* r, double* y, double
   return mode_solve(&h, K, F, r, y, tol);
 }
 
+/* A pattern's K and its factor: the event's kept slot (sm_fac, sm_kf) or the caller's locals */
+typedef struct { struct svi_mode_fac* h; double *K, *F; } fac_ref;
+
+/* the kept slot of a pattern of nc contacts, each in one of nmodes modes (the same index for
+ * every path: contact 0 fastest) */
+static fac_ref kept_factor(svi_impact* s, const int* mode, int nc, int nmodes) {
+  int pat = 0;
+  for (int i = nc - 1; i >= 0; i--) pat = pat * nmodes + mode[i];
+  double* K = s->sm_kf + (size_t)pat * 2 * SM_FAC_K * SM_FAC_K;
+  fac_ref f = {s->sm_fac + pat, K, K + SM_FAC_K * SM_FAC_K};
+  return f;
+}
+
+/* factor f.K (k x k, just formed) into f, counted for the tests */
+static void factor_pattern(svi_impact* s, fac_ref f, int k) {
+  mode_factor(f.h, k, f.K, f.F);
+  s->patterns_factored++;
+  s->patterns_singular += f.h->state != MF_LU;
+}
+
 /* Step outcomes are told apart by their velocity change du (m values): a new one (no kept outcome
  * within dtol in every entry, and room for it) is appended to s->seen and 1 returned. */
 static inline __attribute__((always_inline)) int new_outcome(svi_impact* s, int count, int m,
@@ -228,30 +248,22 @@ static int pattern_impulse(svi_impact* s, const int* mode, const double* ur,
   }
   /* K and its factor: kept per pattern for up to three contacts (K depends on the modes and the
    * event only; the same factor, so the same bits as factoring it again) */
-  struct svi_mode_fac local, *h = &local;
-  double Kl[KMAX * KMAX], Fl[KMAX * KMAX], *K = Kl, *F = Fl;
-  local.state = MF_NONE;
-  if (nc <= PM_FAC_NC && s->sm_fac) {
-    int pat = 0;
-    for (int i = nc - 1; i >= 0; i--) pat = pat * NMODES + mode[i];
-    h = s->sm_fac + pat;
-    K = s->sm_kf + (size_t)pat * 2 * SM_FAC_K * SM_FAC_K;
-    F = K + SM_FAC_K * SM_FAC_K;
-  }
-  if (h->state == MF_NONE) {
+  struct svi_mode_fac local = {.state = MF_NONE};
+  double Kl[KMAX * KMAX], Fl[KMAX * KMAX];
+  fac_ref f = {&local, Kl, Fl};
+  if (nc <= PM_FAC_NC && s->sm_fac) f = kept_factor(s, mode, nc, NMODES);
+  if (f.h->state == MF_NONE) {
     for (int e = 0; e < k; e++) {
       const double* w = Wr + eq[e] * m2;
       for (int j = 0; j < k; j++) {
         int c = col[j];
-        K[e * k + j] = w[c] + (slip[j] != 0 ? slip[j] * w[c + 1] : 0);
+        f.K[e * k + j] = w[c] + (slip[j] != 0 ? slip[j] * w[c + 1] : 0);
       }
     }
-    mode_factor(h, k, K, F);
-    s->patterns_factored++;
-    s->patterns_singular += h->state != MF_LU;
+    factor_pattern(s, f, k);
   }
-  if (!mode_solve(h, K, F, r, y, s->sep_tol * 10)) return 0;
-  if (singular) *singular = h->state != MF_LU;
+  if (!mode_solve(f.h, f.K, f.F, r, y, s->sep_tol * 10)) return 0;
+  if (singular) *singular = f.h->state != MF_LU;
   for (int j = 0; j < k; j++) {
     x[col[j]] += y[j];
     if (slip[j] != 0) x[col[j] + 1] += slip[j] * y[j];
@@ -776,23 +788,15 @@ static int spatial_pattern(svi_impact* s, const int* mode, const double* ur, dou
     r[e] = rhs;
   }
   /* K and its factor: kept per pattern for up to two contacts (K depends on the event only) */
-  struct svi_mode_fac local, *h = &local;
-  double Kl[KMAX * KMAX], Fl[KMAX * KMAX], *K = Kl, *F = Fl;
-  local.state = MF_NONE;
-  if (nc <= SM_FAC_NC) {
-    int pat = 0;
-    for (int i = nc - 1; i >= 0; i--) pat = pat * S_MODES + mode[i];
-    h = s->sm_fac + pat;
-    K = s->sm_kf + (size_t)pat * 2 * SM_FAC_K * SM_FAC_K;
-    F = K + SM_FAC_K * SM_FAC_K;
+  struct svi_mode_fac local = {.state = MF_NONE};
+  double Kl[KMAX * KMAX], Fl[KMAX * KMAX];
+  fac_ref f = {&local, Kl, Fl};
+  if (nc <= SM_FAC_NC) f = kept_factor(s, mode, nc, S_MODES);
+  if (f.h->state == MF_NONE) {
+    spatial_k(k, eq, wd, base, f.K);
+    factor_pattern(s, f, k);
   }
-  if (h->state == MF_NONE) {
-    spatial_k(k, eq, wd, base, K);
-    mode_factor(h, k, K, F);
-    s->patterns_factored++;
-    s->patterns_singular += h->state != MF_LU;
-  }
-  if (!mode_solve(h, K, F, r, y, s->sep_tol * 10)) return 0;
+  if (!mode_solve(f.h, f.K, f.F, r, y, s->sep_tol * 10)) return 0;
   for (int j = 0; j < k; j++) {
     for (int p = 0; p < dir[j]->n; p++) x[base[j] + dir[j]->idx[p]] += dir[j]->c[p] * y[j];
     for (int a = 0; a < m3; a++) up[a] += wd[j][a] * y[j];
