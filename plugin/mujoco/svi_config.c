@@ -161,26 +161,22 @@ int svi_config_set(svi_config* cfg, const char* key, const char* value, char* er
   }
   double x = 0;
   uint64_t u = 0;
-  int ok, seed = !strcmp(k->name, "seed");
-  if (k->type == KEY_INT) {
+  int ok;
+  if (k->type == KEY_INT) {   /* x: u rounded, only for the range (seed's 2^64 holds every u) */
     ok = parse_uint(value, &u);
     x = (double)u;
-    if (ok && !seed && (x < k->lo || x > k->hi)) ok = 0;   /* the other integer keys are small */
   } else {
     ok = parse_number(value, &x);
-    if (ok && (x < k->lo || x > k->hi)) ok = 0;
   }
+  if (ok && (x < k->lo || x > k->hi)) ok = 0;
   if (ok && !strcmp(k->name, "friction_dirs") && x == 3) ok = 0;
   if (!ok) {
     if (!strcmp(k->name, "friction_dirs"))
       snprintf(err, (size_t)errlen, "svi.impact: config 'friction_dirs' = \"%s\" is not allowed: need 2 or 4", value);
-    else if (k->type == KEY_INT) {
-      char hi[32];
-      if (seed) snprintf(hi, sizeof(hi), "%llu", (unsigned long long)UINT64_MAX);
-      else snprintf(hi, sizeof(hi), "%.0f", k->hi);
-      snprintf(err, (size_t)errlen, "svi.impact: config '%s' = \"%s\" is not allowed: need an integer in [%.0f, %s] "
-               "(decimal digits)", k->name, value, k->lo, hi);
-    }
+    else if (k->type == KEY_INT)   /* the bound as written in keys[]: 2^64 - 1 rounds to 2^64 as a double */
+      snprintf(err, (size_t)errlen, "svi.impact: config '%s' = \"%s\" is not allowed: need an integer in [%.0f, %llu] "
+               "(decimal digits)", k->name, value, k->lo,
+               k->hi >= 0x1p64 ? (unsigned long long)UINT64_MAX : (unsigned long long)k->hi);
     else
       snprintf(err, (size_t)errlen, "svi.impact: config '%s' = \"%s\" is not allowed: need a number in [%g, %g]%s%s",
                k->name, value, k->lo, k->hi, k->unit[0] ? " " : "", k->unit);
