@@ -276,25 +276,18 @@ static void alg2_row(const char* path, const char* label, long long samples, int
   if (!v) {
     printf("| %s | no impact event |\n", label);
   } else {
-    const svi_config* cfg = svi_instance_config(in);
-    svi_approx_config ac = svi_approx_default_config();
-    ac.samples = samples;
-    ac.threads = 1;
-    ac.routh.step = cfg->step;
-    ac.routh.step_abs = cfg->step_abs;
-    ac.routh.max_steps = cfg->max_steps;
-    ac.routh.seed = cfg->seed;
-    if (nc * ac.routh.max_steps > SVI_SOBOL_MAXDIM) ac.routh.budget = SVI_BUDGET_UNIFORM;
+    /* svi_event_approximate: the instance's step settings and seed, one thread (the problem is
+     * rebuilt on scratch by each call: one mj_forward, inside the timed set-up) */
+    uint64_t seed = svi_instance_config(in)->seed;
     svi_approx_stats st;
+    long long first = samples < 256 ? samples : 256;
     double best = INFINITY, t0 = bench_now();
-    ac.samples = samples < 256 ? samples : 256;
-    int rc = svi_approximate(&def, &ac, v, NULL, NULL, &st);
+    int rc = svi_event_approximate(in, p.m, scratch, 0, first, 1, seed, v, NULL, &st);
     double t256 = bench_now() - t0;
-    if (t256 > 0.1) samples = ac.samples;
-    ac.samples = samples;
+    if (t256 > 0.1) samples = first;
     for (int r = 0; r < reps && rc >= 0; r++) {
       double t1 = bench_now();
-      rc = svi_approximate(&def, &ac, v, NULL, NULL, &st);
+      rc = svi_event_approximate(in, p.m, scratch, 0, samples, 1, seed, v, NULL, &st);
       double t = bench_now() - t1;
       best = t < best ? t : best;
     }
