@@ -122,19 +122,8 @@ class Event:
 
   @classmethod
   def _from_c(cls, e: _Event) -> "Event":
-    n = min(e.ncontact, _MAXC)
-    arr = lambda x: np.array(x[:n], dtype=float)
-    return cls(
-        index=e.index, time=e.time, law=LAWS[e.law] if 0 <= e.law < len(LAWS) else "?",
-        seed=e.seed, ncontact=e.ncontact, napproach=e.napproach,
-        geom1=np.array(e.geom1[:n], dtype=int), geom2=np.array(e.geom2[:n], dtype=int),
-        pos=np.array([list(p) for p in e.pos[:n]]).reshape(n, 3),
-        normal=np.array([list(p) for p in e.normal[:n]]).reshape(n, 3),
-        vn_before=arr(e.vn_before), vn_after=arr(e.vn_after),
-        impulse=np.array([list(p) for p in e.impulse[:n]]).reshape(n, 3),
-        kept=np.array(e.kept[:n], dtype=int), contact_class=e.cls.decode(), lcps=e.lcps,
-        steps=e.steps, fallback=e.fallback, status=e.status, ke_before=e.ke_before,
-        ke_after=e.ke_after, impulse_normal=e.impulse_normal, native_impulse=e.native_impulse)
+    """One record of the library's (a copy: the log's ring overwrites its slots), by _event_of."""
+    return _event_of(_columns(np.frombuffer(bytes(e), dtype=_record_dtype(), count=1)), 0)
 
 
 _RECORD_DTYPE = None
