@@ -1244,6 +1244,18 @@ static void spatial_lambda(int nc, int nb, const double* x, double* lam) {
   }
 }
 
+/* the step outcome (x, up) from ur: kept as impulse number `count` (s->sols) if it is a new one
+ * (new_outcome); returns the new count */
+static inline __attribute__((always_inline)) int keep_spatial_outcome(svi_impact* s, int count, const int nc,
+                                                                      const double* x, const double* up,
+                                                                      const double* ur, double dtol) {
+  double du[KMAX];
+  for (int a = 0; a < 3 * nc; a++) du[a] = up[a] - ur[a];
+  if (!new_outcome(s, count, 3 * nc, du, dtol)) return count;
+  spatial_lambda(nc, s->nb, x, s->sols + count * s->nb);
+  return count + 1;
+}
+
 /* The step outcomes of up to two spatial contacts through the event's pattern maps
  * (spatial_maps), for events sampled many times (not under svi_impact_set_step_solve): the
  * modes the velocity bounds allow (allowed_modes), each pattern of them in the enumeration's
@@ -1256,9 +1268,9 @@ static void spatial_lambda(int nc, int nb, const double* x, double* lam) {
 static inline __attribute__((always_inline)) int spatial_fast_nc(svi_impact* s, const double* u,
                                                                  const double* lmax, const int nc) {
   const int m3 = 3 * nc, ng = m3 + nc, nvec = 1 + nc;
-  int nb = s->nb, count = 0;
+  int count = 0;
   int mode[2] = {0, 0};
-  double g[8], x[6], up[6], du[6], v[12];
+  double g[8], x[6], up[6], v[12];
   for (int a = 0; a < m3; a++) g[a] = u[spatial_row(nc, a)];
   for (int i = 0; i < nc; i++) g[m3 + i] = lmax[i];
   double dtol = 1e-7 * (s->vscale > 1e-12 ? s->vscale : 1e-12);
@@ -1319,10 +1331,7 @@ static inline __attribute__((always_inline)) int spatial_fast_nc(svi_impact* s, 
         }
         if (!spatial_friction_ok(s, nc, mode, x, up)) continue;
       }
-      for (int a = 0; a < m3; a++) du[a] = up[a] - g[a];
-      if (!new_outcome(s, count, m3, du, dtol)) continue;
-      spatial_lambda(nc, nb, x, s->sols + count * nb);
-      count++;
+      count = keep_spatial_outcome(s, count, nc, x, up, g, dtol);
     }
   }
   return count;
@@ -1334,9 +1343,9 @@ SVI_SIMD static int spatial_fast(svi_impact* s, const double* u, const double* l
 
 SVI_SIMD static int spatial_enumerate(svi_impact* s, const double* u, const double* lmax, int ap) {
   if (!ap && s->nc <= 2 && s->smap && !s->step_solve) return spatial_fast(s, u, lmax);
-  int nc = s->nc, nb = s->nb, m3 = 3 * nc, count = 0;
+  int nc = s->nc, m3 = 3 * nc, count = 0;
   int mode[MODE_MAX_NC] = {0};
-  double ur[KMAX], x[KMAX], up[KMAX], du[KMAX];
+  double ur[KMAX], x[KMAX], up[KMAX];
   for (int a = 0; a < m3; a++) ur[a] = u[spatial_row(nc, a)];
   double dtol = 1e-7 * (s->vscale > 1e-12 ? s->vscale : 1e-12);
   int list[MODE_MAX_NC][S_MODES_MAX], cnt[MODE_MAX_NC], pos[MODE_MAX_NC] = {0};
@@ -1357,10 +1366,7 @@ SVI_SIMD static int spatial_enumerate(svi_impact* s, const double* u, const doub
     } else if (bounded && nc > 1 && !pattern_possible(s, mode, ur, 1)) continue;
     s->patterns_solved++;
     if (!spatial_pattern(s, mode, ur, x, up) || !spatial_feasible(s, mode, lmax, x, up)) continue;
-    for (int a = 0; a < m3; a++) du[a] = up[a] - ur[a];
-    if (!new_outcome(s, count, m3, du, dtol)) continue;
-    spatial_lambda(nc, nb, x, s->sols + count * nb);
-    count++;
+    count = keep_spatial_outcome(s, count, nc, x, up, ur, dtol);
   }
   return count;
 }
