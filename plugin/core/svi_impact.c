@@ -66,7 +66,7 @@ static size_t carve(svi_impact* s, double* block) {
   size_t used = 0;
   for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
     if (block) *parts[i].p = block + used;
-    used += parts[i].n;
+    used += (parts[i].n + 7) & ~(size_t)7;   /* every array from a cache line (svi_alloc64) */
   }
   return used;
 }
@@ -100,24 +100,24 @@ static int patterns_alloc(svi_impact* s) {
   int pc = s->nc_max < 3 ? s->nc_max : 3, np = 1;
   for (int i = 0; i < pc; i++) np *= 7;
   int npad = (np + 3) & ~3;
-  s->pattern_map = malloc(sizeof(double) * (size_t)np * 2 * (2 * pc) * (3 * pc));
+  s->pattern_map = svi_alloc64(sizeof(double) * (size_t)np * 2 * (2 * pc) * (3 * pc));
   s->pattern_ok = malloc((size_t)np);
   /* at most 8 rows per contact: 4 sign conditions, 4 consistency rows of a singular pattern */
   s->pattern_row0 = malloc(sizeof(int) * (size_t)(np + 1));
-  s->pattern_F = malloc(sizeof(double) * (size_t)np * 8 * pc * 3 * pc);
-  s->pattern_tau = malloc(sizeof(double) * (size_t)np * 8 * pc);
+  s->pattern_F = svi_alloc64(sizeof(double) * (size_t)np * 8 * pc * 3 * pc);
+  s->pattern_tau = svi_alloc64(sizeof(double) * (size_t)np * 8 * pc);
   s->pattern_hits = malloc(sizeof(int) * (size_t)np * 8 * pc);
   s->pattern_pass = malloc(sizeof(int) * (size_t)npad * 2);
   s->pattern_idx = malloc(sizeof(int) * (size_t)(npad + 4));
   s->pattern_blk0 = malloc(sizeof(int) * (size_t)(np + 1));
-  s->pattern_blk = malloc(sizeof(double) * (size_t)np * 2 * pc * (4 * 3 * pc + 4));
+  s->pattern_blk = svi_alloc64(sizeof(double) * (size_t)np * 2 * pc * (4 * 3 * pc + 4));
   s->pattern_frow = malloc(sizeof(int) * (size_t)npad * 2);
-  s->pattern_uc = malloc(sizeof(double) * (size_t)np * (3 * pc) * (pc <= 2 ? 4 : 8));
+  s->pattern_uc = svi_alloc64(sizeof(double) * (size_t)np * (3 * pc) * (pc <= 2 ? 4 : 8));
   /* the prefixes: blocks 4 x np 2 pc, U np x m2pad, X np x 2 pc; the packed groups */
-  s->pattern_pre = malloc(sizeof(double) * (size_t)np * (8 * pc + (pc <= 2 ? 4 : 8) + 2 * pc));
-  s->pattern_pk = malloc(sizeof(double) * (size_t)(npad / 4) * 2 * (3 * pc + 2) * 4);
+  s->pattern_pre = svi_alloc64(sizeof(double) * (size_t)np * (8 * pc + (pc <= 2 ? 4 : 8) + 2 * pc));
+  s->pattern_pk = svi_alloc64(sizeof(double) * (size_t)(npad / 4) * 2 * (3 * pc + 2) * 4);
   if (s->nt_max == 2) {   /* the spatial maps of up to two contacts (svi_modes.c) */
-    s->smap = malloc(sizeof(double) * SVI_SMAP_PATTERNS * SVI_SMAP_STRIDE);
+    s->smap = svi_alloc64(sizeof(double) * SVI_SMAP_PATTERNS * SVI_SMAP_STRIDE);
     s->smap_kind = malloc(sizeof(int) * SVI_SMAP_PATTERNS);
     if (!s->smap || !s->smap_kind) { patterns_free(s); return 0; }
   }
@@ -139,7 +139,7 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
   s->nv_max = nv_max;
   s->nc_max = nc_max;
   s->nt_max = nt_max;
-  double* block = calloc(carve(s, NULL), sizeof(double));
+  double* block = svi_calloc64(sizeof(double) * carve(s, NULL));
   s->lcp = svi_lcp_work_create(nc_max * (3 + 2 * nt_max));
   s->lr = svi_lr_create(nc_max, nv_max);
   if (!block || !s->lcp || !s->lr) {
@@ -728,19 +728,19 @@ static inline __attribute__((always_inline)) double pairs_max(int n, const doubl
  * z, w and the magnitudes are formed per contact, then multiplied by pair_units four pairs a
  * vector (the products svi_lcp_residual_units forms: (4 eps wu) m is 4 eps wu m, left to right).
  * A NaN or an infinity in any pair makes the residual INFINITY (x - x is 0 only for finite x). */
-static inline __attribute__((always_inline)) double routh_residual(const svi_impact* s, const double* q,
-                                                                   const double* lam, double* z,
+static inline __attribute__((always_inline)) double routh_residual(const svi_impact* s, const double* lmax,
+                                                                   const double* u, const double* lam, double* z,
                                                                    double* un, const int nc, const int nt) {
   int nd = 2 * nt, nb = nc * (1 + nd), m = (1 + nt) * nc;
   const int np = (3 + nd) * nc, np4 = (np + 3) & ~3;
   double x[12], up[12], mg[12];
   for (int i = 0; i < nc; i++) {   /* reduced impulse and velocity (n, t1[, t2]) */
     x[(1 + nt) * i] = lam[i];
-    up[(1 + nt) * i] = q[nc + i];
+    up[(1 + nt) * i] = u[i];
     for (int t = 0; t < nt; t++) {
       int r = nc + i * nd + 2 * t;
       x[(1 + nt) * i + 1 + t] = lam[r] - lam[r + 1];
-      up[(1 + nt) * i + 1 + t] = q[nc + r];
+      up[(1 + nt) * i + 1 + t] = u[r];
     }
   }
   /* up += Wr x and mg = sum |Wr_ab x_b| by columns (Wr is symmetric), four rows a vector: each
@@ -777,17 +777,15 @@ static inline __attribute__((always_inline)) double routh_residual(const svi_imp
       gam = a > gam ? a : gam;
     }
     /* beta against l_max - l_n, l_n against J_n v' + beta */
-    zv[k] = beta; wv[k] = q[i] - ln; mv[k++] = fabs(q[i]) + fabs(ln);
-    int o = nc + i;
-    zv[k] = ln; wv[k] = ui[0] + beta; mv[k++] = fabs(q[o]) + mi[0] + beta;
+    zv[k] = beta; wv[k] = lmax[i] - ln; mv[k++] = fabs(lmax[i]) + fabs(ln);
+    zv[k] = ln; wv[k] = ui[0] + beta; mv[k++] = fabs(u[i]) + mi[0] + beta;
     /* l_D (+t, -t per tangent) against J_D v' + gamma; gamma against mu l_n - E^T l_D */
     double fr = s->mu[i] * ln, fm = fabs(fr);
     for (int t = 0; t < nt; t++) {
       int row = nc + i * nd + 2 * t;
       double ut = ui[1 + t], mt = mi[1 + t], lp = lam[row], lm = lam[row + 1];
-      o = nc + row;
-      zv[k] = lp; wv[k] = ut + gam; mv[k++] = fabs(q[o]) + mt + gam;
-      zv[k] = lm; wv[k] = gam - ut; mv[k++] = fabs(q[o + 1]) + mt + gam;
+      zv[k] = lp; wv[k] = ut + gam; mv[k++] = fabs(u[row]) + mt + gam;
+      zv[k] = lm; wv[k] = gam - ut; mv[k++] = fabs(u[row + 1]) + mt + gam;
       fr -= lp + lm;
       fm += fabs(lp) + fabs(lm);
     }
@@ -809,17 +807,17 @@ static inline __attribute__((always_inline)) double routh_residual(const svi_imp
   return r;
 }
 
-SVI_SIMD double svi_routh_residual(const svi_impact* s, const double* q, const double* lam, double* z,
-                                   double* u_next) {
+SVI_SIMD double svi_routh_residual(const svi_impact* s, const double* lmax, const double* u,
+                                   const double* lam, double* z, double* u_next) {
   switch (s->nt == 1 ? s->nc : s->nt == 2 ? 4 + s->nc : 0) {
-  case 1: return routh_residual(s, q, lam, z, u_next, 1, 1);
-  case 2: return routh_residual(s, q, lam, z, u_next, 2, 1);
-  case 3: return routh_residual(s, q, lam, z, u_next, 3, 1);
-  case 4: return routh_residual(s, q, lam, z, u_next, 4, 1);
-  case 5: return routh_residual(s, q, lam, z, u_next, 1, 2);
-  case 6: return routh_residual(s, q, lam, z, u_next, 2, 2);
-  case 7: return routh_residual(s, q, lam, z, u_next, 3, 2);
-  case 8: return routh_residual(s, q, lam, z, u_next, 4, 2);
+  case 1: return routh_residual(s, lmax, u, lam, z, u_next, 1, 1);
+  case 2: return routh_residual(s, lmax, u, lam, z, u_next, 2, 1);
+  case 3: return routh_residual(s, lmax, u, lam, z, u_next, 3, 1);
+  case 4: return routh_residual(s, lmax, u, lam, z, u_next, 4, 1);
+  case 5: return routh_residual(s, lmax, u, lam, z, u_next, 1, 2);
+  case 6: return routh_residual(s, lmax, u, lam, z, u_next, 2, 2);
+  case 7: return routh_residual(s, lmax, u, lam, z, u_next, 3, 2);
+  case 8: return routh_residual(s, lmax, u, lam, z, u_next, 4, 2);
   default: return INFINITY;   /* more than 4 contacts: not an enumerated step */
   }
 }

@@ -3,6 +3,8 @@
 #define SVI_INTERNAL_H_
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "svi/svi_core.h"
 
@@ -26,6 +28,18 @@ static inline void svi_order_ready(svi_lazy_order* o) {
 }
 
 #define SVI_ENUM_MAX_SOLS 64
+
+/* Arrays the AVX2 kernels stream through (the eta file, the pattern rows and maps, the
+ * workspace): n bytes from a cache-line boundary, the size rounded up to whole lines (C11
+ * aligned_alloc; released by free).  malloc gives 16-byte alignment, and 0x10 past a page for
+ * the large blocks it maps, so half of the kernels' 32-byte loads straddled two cache lines,
+ * and the per-sample times moved with wherever the heap happened to place them. */
+static inline void* svi_alloc64(size_t n) { return aligned_alloc(64, n ? (n + 63) & ~(size_t)63 : 64); }
+static inline void* svi_calloc64(size_t n) {
+  void* p = svi_alloc64(n);
+  if (p) memset(p, 0, n ? (n + 63) & ~(size_t)63 : 64);
+  return p;
+}
 
 /* Hot O(n) kernels get an AVX2 clone chosen at load time (the build sets no -march).  ISO C11
  * (-std=c11) keeps -ffp-contract=off and no kernel reorders a sum, so every clone returns the
@@ -185,11 +199,12 @@ static inline double svi_impact_w(const svi_impact* s, int a, int b) {
   for (int k = 0; k < s->nv; k++) t += x[k] * y[k];
   return t;
 }
-/* the physical residual of lambda_bar (nb) as a solution of the step (75) at q, dense W only;
- * z (n_routh) receives [beta; lambda_bar; gamma], u_next (nb) the post-step contact velocity
- * u + W lambda_bar as the residual formed it (either may be NULL) */
-double svi_routh_residual(const svi_impact* s, const double* q, const double* lam, double* z,
-                          double* u_next);
+/* the physical residual of lambda_bar (nb) as a solution of the step (75) at q = [lmax; u; 0]
+ * (nc budgets, nb contact velocities: q is not formed), dense W only; z (n_routh) receives
+ * [beta; lambda_bar; gamma], u_next (nb) the post-step contact velocity u + W lambda_bar as the
+ * residual formed it (either may be NULL) */
+double svi_routh_residual(const svi_impact* s, const double* lmax, const double* u, const double* lam,
+                          double* z, double* u_next);
 /* u += W lambda (nb values) */
 void svi_impact_add_w(const svi_impact* s, const double* lambda, double* u);
 /* v += G lambda, svi_matvec_add(nv, nb, G, lambda, v)'s bits (AVX2 from Gt for nv <= 16) */

@@ -72,11 +72,11 @@ svi_lcp_work* svi_lcp_work_create(int nmax) {
   if (!w) return NULL;
   w->nmax = nmax;
   int pn = nmax < PFI_NMAX ? nmax : PFI_NMAX;
-  w->T = malloc(sizeof(double) * nmax * (2 * nmax + 2));
-  w->Mreg = malloc(sizeof(double) * nmax * nmax);
+  w->T = svi_alloc64(sizeof(double) * nmax * (2 * nmax + 2));
+  w->Mreg = svi_alloc64(sizeof(double) * nmax * nmax);
   w->basis = malloc(sizeof(int) * nmax);
   w->first_eta = malloc(sizeof(int) * (2 * nmax + 2));
-  w->scratch = malloc(sizeof(double) * 3 * nmax);
+  w->scratch = svi_alloc64(sizeof(double) * 3 * nmax);
   w->pfi_n = pn;
   /* The tableau and the eta file are never live at once (a path that fills the eta file restarts
    * on the tableau), so they could share one block, 0.8 MB less at 32 spatial contacts.  They do
@@ -84,11 +84,11 @@ svi_lcp_work* svi_lcp_work_create(int nmax) {
    * that alone took the box and wall's and the compass gait's per-sample medians from 0.35 / 0.61
    * to 0.40 / 0.65 us (table 1, runs alternating with the build before), on paths that never run
    * Lemke: a cache or aliasing effect of where the pattern maps land, not of this code. */
-  w->eta = malloc(sizeof(double) * (size_t)(PFI_KMAX(pn) + 1) * pfi_ld(pn));
+  w->eta = svi_alloc64(sizeof(double) * (size_t)(PFI_KMAX(pn) + 1) * pfi_ld(pn));
   w->eta_row = malloc(sizeof(int) * (size_t)PFI_KMAX(pn));
   w->eta_inv = malloc(sizeof(double) * (size_t)PFI_KMAX(pn));
-  w->xb = malloc(sizeof(double) * pfi_ld(pn));
-  w->lexrow = malloc(sizeof(double) * (LEX_ROWS + 1) * pn);
+  w->xb = svi_alloc64(sizeof(double) * pfi_ld(pn));
+  w->lexrow = svi_alloc64(sizeof(double) * (LEX_ROWS + 1) * pn);
   w->cand = malloc(sizeof(int) * pfi_ld(pn));
   if (!w->T || !w->Mreg || !w->basis || !w->scratch || !w->first_eta || !w->eta || !w->eta_row || !w->eta_inv || !w->xb ||
       !w->lexrow || !w->cand) {
@@ -595,7 +595,7 @@ __attribute__((target("avx2"))) static int ratio_ties_avx2(int n, const double* 
 static inline int have_avx2(void) {
 #ifdef SVI_AVX2_KERNELS
   static int known = -1;
-  if (known < 0) known = __builtin_cpu_supports("avx2") ? 1 : 0;
+  if (known < 0) known = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
   return known;
 #else
   return 0;

@@ -438,12 +438,13 @@ static int pattern_linear_map(const svi_impact* s, const int* mode, double* X, d
 
 static void pick_packed_rows(svi_impact* s);
 
-/* sum_j a_j g0_j over g's velocity part (j < m2) in the full sum's order, a_0 g0_0 + a_1 g0_1 +
- * ... left to right: the full sum at g = [g0; l_max] is this partial sum plus the budget terms in
- * the same order, the same operations, so the same bits.  stride: between a's coefficients. */
+/* sum_j a_j g0_j over g's velocity part (j < m2) in the full sum's order, t = a_0 g0_0, then
+ * t = fma(a_j, g0_j, t) left to right (dot_ng): the full sum at g = [g0; l_max] is this partial
+ * sum continued over the budget terms, the same operations, so the same bits.  stride: between
+ * a's coefficients. */
 static double prefix_sum(const double* a, size_t stride, const double* g0, int m2) {
   double t = a[0] * g0[0];
-  for (int j = 1; j < m2; j++) t += a[(size_t)j * stride] * g0[j];
+  for (int j = 1; j < m2; j++) t = fma(a[(size_t)j * stride], g0[j], t);
   return t;
 }
 
@@ -1400,26 +1401,26 @@ static int planar_has_budget(const int* mode, int nc) {
   return 0;
 }
 
-/* a . g for the 3, 6 or 9 values of one pattern row (fixed lengths unroll) */
+/* a . g for the 3, 6 or 9 values of one pattern row: t = a_0 g_0, then t = fma(a_j, g_j, t) for
+ * j = 1 .. ng - 1, left to right; every row, map and partial sum of the pattern maps is this
+ * chain (one rounding a term), in the AVX2 kernels as in their scalar twins (ng is a constant
+ * where it is inlined, so the loop unrolls; fma is one instruction in the FMA clones) */
 static inline double dot_ng(const double* a, const double* g, int ng) {
-  switch (ng) {
-  case 3: return a[0] * g[0] + a[1] * g[1] + a[2] * g[2];
-  case 6: return a[0] * g[0] + a[1] * g[1] + a[2] * g[2] + a[3] * g[3] + a[4] * g[4] + a[5] * g[5];
-  case 9:
-    return a[0] * g[0] + a[1] * g[1] + a[2] * g[2] + a[3] * g[3] + a[4] * g[4] + a[5] * g[5] + a[6] * g[6] +
-           a[7] * g[7] + a[8] * g[8];
-  default: {
-    double t = 0;
-    for (int j = 0; j < ng; j++) t += a[j] * g[j];
-    return t;
-  }
-  }
+  double t = a[0] * g[0];
+  for (int j = 1; j < ng; j++) t = fma(a[j], g[j], t);
+  return t;
+}
+
+/* acc = fma(a, b, acc) lane by lane: the scalar twin of the AVX2 kernels' _mm256_fmadd_pd (in
+ * place, by pointer: a vector argument or return needs AVX in the ABI) */
+static inline void fma4(svi_v4d* acc, const svi_v4d* a, const svi_v4d* b) {
+  for (int l = 0; l < 4; l++) (*acc)[l] = fma((*a)[l], (*b)[l], (*acc)[l]);
 }
 
 /* The patterns that pass both packed rows, in increasing order, into idx; returns how many.
  * Both rows of a group of four patterns (pattern_pk) four lanes a GCC vector, each lane's sum
- * over j in increasing order as the AVX2 kernel forms it (no fused multiply-add), compared
- * exactly: both give the same set.  Padding patterns (np .. npad-1) have zero rows and tau = -1:
+ * over j in increasing order as the AVX2 kernel forms it (dot_ng's chain of fused multiply-adds),
+ * compared exactly: both give the same set.  Padding patterns (np .. npad-1) have zero rows and tau = -1:
  * they never pass.  pass (learning steps, else NULL): counts the patterns that pass the first. */
 static inline __attribute__((always_inline)) int alive_ng(const svi_impact* s, const double* g, int* idx,
                                                           int* pass, const int ng) {
@@ -1436,9 +1437,9 @@ static inline __attribute__((always_inline)) int alive_ng(const svi_impact* s, c
     for (int j = 1; j < ng; j++) {
       gj = (svi_v4d){g[j], g[j], g[j], g[j]};
       memcpy(&f, P + 4 * j, sizeof(f));
-      a += f * gj;
+      fma4(&a, &f, &gj);
       memcpy(&f, P + k1 + 4 * j, sizeof(f));
-      b += f * gj;
+      fma4(&b, &f, &gj);
     }
     memcpy(&t, P + 4 * ng, sizeof(t));
     svi_v4i ok1 = a <= t;
@@ -1453,7 +1454,7 @@ static inline __attribute__((always_inline)) int alive_ng(const svi_impact* s, c
   return na;
 }
 
-SVI_SIMD static int alive_scalar(const svi_impact* s, const double* g, int* idx, int* pass) {
+SVI_SIMD_FMA static int alive_scalar(const svi_impact* s, const double* g, int* idx, int* pass) {
   switch (3 * s->nc) {
   case 3: return alive_ng(s, g, idx, pass, 3);
   case 6: return alive_ng(s, g, idx, pass, 6);
@@ -1466,7 +1467,7 @@ SVI_SIMD static int alive_scalar(const svi_impact* s, const double* g, int* idx,
 #include <immintrin.h>
 /* Both kernels are inlined for each contact count (ng = 3, 6, 9) so that the j loops unroll;
  * the sums and their order are the same. */
-#define SVI_AVX2_INLINE __attribute__((target("avx2"), always_inline)) static inline
+#define SVI_AVX2_INLINE __attribute__((target("avx2,fma"), always_inline)) static inline
 /* The patterns that pass both packed rows as bits of words (pattern p: bit p % 64 of word p / 64;
  * npad <= 64 PATTERN_WORDS): four patterns a vector from their group in pattern_pk, their bits
  * or-ed in without a branch. */
@@ -1483,8 +1484,8 @@ SVI_AVX2_INLINE void alive_avx2_ng(int npad, const int ng, const double* pk, con
       __m256d a = first ? _mm256_loadu_pd(P + 4 * ng + 4) : _mm256_mul_pd(_mm256_loadu_pd(P), gv[0]);
       __m256d b = first ? _mm256_loadu_pd(P + k1 + 4 * ng + 4) : _mm256_mul_pd(_mm256_loadu_pd(P + k1), gv[0]);
       for (int j = j0; j < ng; j++) {
-        a = _mm256_add_pd(a, _mm256_mul_pd(_mm256_loadu_pd(P + 4 * j), gv[j]));
-        b = _mm256_add_pd(b, _mm256_mul_pd(_mm256_loadu_pd(P + k1 + 4 * j), gv[j]));
+        a = _mm256_fmadd_pd(_mm256_loadu_pd(P + 4 * j), gv[j], a);
+        b = _mm256_fmadd_pd(_mm256_loadu_pd(P + k1 + 4 * j), gv[j], b);
       }
       __m256d ok = _mm256_and_pd(_mm256_cmp_pd(a, _mm256_loadu_pd(P + 4 * ng), _CMP_LE_OQ),
                                  _mm256_cmp_pd(b, _mm256_loadu_pd(P + k1 + 4 * ng), _CMP_LE_OQ));
@@ -1503,7 +1504,7 @@ SVI_AVX2_INLINE int rows_hold_avx2_ng(const svi_impact* s, int p, const __m256d*
   for (int b = b0; b < b1; b++) {
     const double* B = s->pattern_blk + (size_t)b * bs;
     __m256d a = first ? _mm256_loadu_pd(pre + 4 * b) : _mm256_mul_pd(_mm256_loadu_pd(B), gv[0]);
-    for (int j = j0; j < ng; j++) a = _mm256_add_pd(a, _mm256_mul_pd(_mm256_loadu_pd(B + 4 * j), gv[j]));
+    for (int j = j0; j < ng; j++) a = _mm256_fmadd_pd(_mm256_loadu_pd(B + 4 * j), gv[j], a);
     if (_mm256_movemask_pd(_mm256_cmp_pd(a, _mm256_loadu_pd(B + 4 * ng), _CMP_LE_OQ)) != 15) return 0;
   }
   return 1;
@@ -1552,7 +1553,7 @@ SVI_AVX2_INLINE int outcomes_avx2_ng(const svi_impact* s, int na, const int* idx
     for (int v = 0; v < nvec; v++) {
       __m256d acc = first ? _mm256_loadu_pd(upre + (size_t)p * m2pad + 4 * v)
                           : _mm256_mul_pd(_mm256_loadu_pd(Uc + 4 * v), gv[0]);
-      for (int j = j0; j < ng; j++) acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_loadu_pd(Uc + j * m2pad + 4 * v), gv[j]));
+      for (int j = j0; j < ng; j++) acc = _mm256_fmadd_pd(_mm256_loadu_pd(Uc + j * m2pad + 4 * v), gv[j], acc);
       du[v] = _mm256_sub_pd(acc, _mm256_loadu_pd(gu + 4 * v));
     }
     int dup = 0;
@@ -1582,7 +1583,7 @@ SVI_AVX2_INLINE int step_avx2_ng(const svi_impact* s, const double* g, const int
   return outcomes_avx2_ng(s, na, s->pattern_idx, g, gv, ng, dtol, first, found);
 }
 
-__attribute__((target("avx2"))) static int step_avx2(const svi_impact* s, const double* g, int ng, int first,
+__attribute__((target("avx2,fma"))) static int step_avx2(const svi_impact* s, const double* g, int ng, int first,
                                                      double dtol, int* found) {
   if (first) {
     switch (ng) {
@@ -1705,7 +1706,7 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
     if (first)   /* the rest of dot_ng's sum after its first m2 terms */
       for (int a = 0; a < m2; a++) {
         double t = xpre[(size_t)found[k] * m2 + a];
-        for (int j = m2; j < ng; j++) t += X[a * ng + j] * g[j];
+        for (int j = m2; j < ng; j++) t = fma(X[a * ng + j], g[j], t);
         x[a] = t;
       }
     else
@@ -1721,8 +1722,9 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
   return count;
 }
 
-/* inlined per contact count (the loops over contacts and rows unroll; the same arithmetic) */
-static int planar_fast(svi_impact* s, const double* u, const double* lmax, double r01, double* pick) {
+/* inlined per contact count (the loops over contacts and rows unroll; the same arithmetic); the
+ * FMA clone makes dot_ng's fma one instruction */
+SVI_SIMD_FMA static int planar_fast(svi_impact* s, const double* u, const double* lmax, double r01, double* pick) {
   switch (s->nc) {
   case 1: return planar_fast_nc(s, u, lmax, r01, pick, 1);
   case 2: return planar_fast_nc(s, u, lmax, r01, pick, 2);

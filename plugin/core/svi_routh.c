@@ -45,22 +45,25 @@ static void routh_q(const svi_impact* s, const double* u, const double* lmax, do
   memset(q + nc + s->nb, 0, sizeof(double) * nc);
 }
 
-/* Pick uniformly among the distinct outcomes (by Delta v) of all solutions of the step LCP.
- * Returns the LCP status; lam receives the chosen lambda_bar. */
-static int step_enumerate(svi_impact* s, const double* q, double r01, double tol, double* lam,
-                          svi_lcp_info* info) {
+/* Pick uniformly among the distinct outcomes (by Delta v) of all solutions of the step LCP at
+ * velocity u and budget lmax.  Returns the LCP status; lam receives the chosen lambda_bar.  The
+ * mode enumeration reads u and lmax as they are; only the general enumeration forms q (s->q). */
+static int step_enumerate(svi_impact* s, const double* u, const double* lmax, double r01, double tol,
+                          double* lam, svi_lcp_info* info) {
   int nr = s->n_routh, nc = s->nc, nb = s->nb, nv = s->nv, count = 0;
   if (svi_modes_for_sampling(s)) {
-    count = svi_modes_enumerate_pick(s, q + nc, q, r01, lam);
+    count = svi_modes_enumerate_pick(s, u, lmax, r01, lam);
     if (count > 0) {
       /* complete z = [beta; lambda_bar; gamma] and check it against (75) itself */
       if (info) memset(info, 0, sizeof(*info));
-      double res = svi_routh_residual(s, q, lam, NULL, s->u_next);
+      double res = svi_routh_residual(s, lmax, u, lam, NULL, s->u_next);
       if (info) info->residual = res;
       s->u_next_ok = res <= tol;
       return res <= tol ? SVI_OK : SVI_ERR_RESIDUAL;
     }
   }
+  double* q = s->q;
+  routh_q(s, u, lmax, q);
   svi_impact_dense(s);
   int st = svi_lcp_enumerate(nr, s->A_routh, q, 1e-9, s->sols, SVI_ENUM_MAX_SOLS, &count);
   if (st != SVI_OK) return st;
@@ -295,9 +298,10 @@ static void mixed_budgets(svi_impact* s, const draws* dr, double h, int N, int s
   }
 }
 
-/* One Routh step LCP at s->q by the attempt's rule, with the physical residual as the acceptance
- * test; a rejected solution is re-solved with fresh random perturbations (STEP_RETRIES).
- * s->lam receives lambda_bar. */
+/* One Routh step LCP at s->u and s->lmax by the attempt's rule, with the physical residual as the
+ * acceptance test; a rejected solution is re-solved with fresh random perturbations
+ * (STEP_RETRIES).  s->lam receives lambda_bar.  q = [lmax; u; 0] (s->q) is formed only for a
+ * solve that reads it: the mode enumeration does not. */
 static int solve_step(svi_impact* s, const svi_routh_config* cfg, const draws* dr, int step,
                       svi_sample_info* info, svi_lcp_info* li) {
   int nr = s->n_routh, nc = s->nc, nb = s->nb, N = cfg->max_steps > 0 ? cfg->max_steps : 10;
@@ -307,9 +311,10 @@ static int solve_step(svi_impact* s, const svi_routh_config* cfg, const draws* d
   info->lcps++;
   s->u_next_ok = 0;   /* an enumerated step sets it from its residual, a Lemke solve from its own */
   if (dr->rule == SVI_BRANCH_ENUMERATE) {
-    st = step_enumerate(s, s->q, uniform_keyed(dr->key_branch, bidx), tol, s->lam, li);
+    st = step_enumerate(s, s->u, s->lmax, uniform_keyed(dr->key_branch, bidx), tol, s->lam, li);
     if (st >= 0) return st;
   }
+  routh_q(s, s->u, s->lmax, s->q);
   svi_lcp_options o = svi_impact_lcp_options(s, &cfg->lcp, 1);
   if (dr->rule != SVI_BRANCH_ENUMERATE) {
     const double *d = NULL, *sign = NULL;
@@ -353,7 +358,6 @@ static int run_steps(svi_impact* s, const svi_routh_config* cfg, const svi_sobol
     else
       for (int i = 0; i < nc; i++)
         lmax[i] = last ? extra_budget : h * budget_fraction(s, cfg, sobol, dr, N, info->steps, i, nc);
-    routh_q(s, s->u, lmax, s->q);
     svi_lcp_info li;
     st = solve_step(s, cfg, dr, info->steps, info, &li);
     if (st < 0) break;
@@ -363,8 +367,13 @@ static int run_steps(svi_impact* s, const svi_routh_config* cfg, const svi_sobol
     for (int i = 0; i < nb; i++) s->Lam[i] += s->lam[i];
     /* u += W lam: the step's residual has formed it already, unless the step was z = 0 or
      * solved on the low-rank path */
-    if (s->u_next_ok) memcpy(s->u, s->u_next, sizeof(double) * nb);
-    else svi_impact_add_w(s, s->lam, s->u);
+    if (s->u_next_ok) {   /* the two arrays trade places (both nb of the workspace block) */
+      double* t = s->u;
+      s->u = s->u_next;
+      s->u_next = t;
+    } else {
+      svi_impact_add_w(s, s->lam, s->u);
+    }
     if (traj && *traj_len < traj_cap) {
       double* vt = traj + (size_t)(*traj_len) * nv;
       memcpy(vt, s->v0, sizeof(double) * nv);
