@@ -238,11 +238,52 @@ static void compare_lcps(svi_impact* s, uint64_t t, tally* ty) {
   free(q); free(z1); free(z2); free(d); free(sg); free(ord);
 }
 
+/* The simultaneous law (31) on the dense solver where (75) is too large for the transposed
+ * matrices (n_routh > SVI_AT_NMAX) but (31) is not: spatial boxes of 17 .. 22 floor points
+ * (n_ap = 102 .. 132 rows, n_routh = 119 .. 154) on one workspace, after a small event filled its
+ * matrices.  (31)'s transposed matrix must be this event's: before, it was built only together
+ * with (75)'s, so these events ran Lemke on the previous event's matrix (and read past the end
+ * of its sparsity table at 20 and 21 contacts).  Every solve must succeed on the first path and
+ * satisfy the dense LCP built from this event. */
+static void check_ap_sizes(void) {
+  svi_impact* sd = svi_impact_create(T_NV, T_NC, 2);
+  CHECK(sd != NULL, "workspace");
+  if (!sd) return;
+  svi_impact_set_solver(sd, SVI_SOLVER_DENSE);
+  int checked = 0;
+  for (int nc = 17; nc <= 22; nc++) {
+    tprob small, p;
+    for (uint64_t t = 0; t < 40; t++) {   /* a small event, then one of nc contacts */
+      make_problem(&small, 9000 + t, 0);
+      small.nc = 4;
+      svi_problem_def d0 = def_of(&small);
+      double v[T_NV];
+      svi_lcp_info info;
+      if (svi_impact_setup(sd, &d0, NULL, 0) != SVI_OK) { CHECK(0, "small setup"); continue; }
+      svi_law_simultaneous(sd, NULL, v, &info);
+      make_problem(&p, 9100 + t, 0);
+      p.nc = nc;
+      svi_problem_def def = def_of(&p);
+      if (svi_impact_setup(sd, &def, NULL, 0) != SVI_OK) { CHECK(0, "setup nc %d", nc); continue; }
+      CHECK(!sd->lowrank && sd->n_ap == 6 * nc, "dense solver, n_ap %d", sd->n_ap);
+      int st = svi_law_simultaneous(sd, NULL, v, &info);
+      svi_lcp_options o = svi_impact_lcp_options(sd, NULL, 0);
+      double res = st >= 0 ? svi_lcp_residual_units(sd->n_ap, sd->A_ap, sd->q, sd->z, o.zunit, o.wunit) : INFINITY;
+      CHECK(st >= 0 && res <= 1e-9, "(31) at nc %d (n_ap %d, n_routh %d), problem %llu: status %d, "
+            "residual on this event's matrix %.3g", nc, sd->n_ap, sd->n_routh, (unsigned long long)t, st, res);
+      checked++;
+    }
+  }
+  printf("(31) on the dense solver at 17 .. 22 spatial contacts, after a small event: %d solves checked\n", checked);
+  svi_impact_destroy(sd);
+}
+
 int main(int argc, char** argv) {
   long long P = argc > 1 ? atoll(argv[1]) : 600;
   const char* sc = getenv("SVI_TEST_SCALE");
   if (sc) P = (long long)(P * atof(sc));
   if (P < 50) P = 50;
+  check_ap_sizes();
   tally ty;
   memset(&ty, 0, sizeof(ty));
   long long samples = 0, accepted = 0, invalid = 0, same_outcome = 0, compared = 0;

@@ -353,6 +353,33 @@ static void test_flat_box(void) {
   mj_deleteData(d); mj_deleteModel(m);
 }
 
+/* A sample still colliding after max_steps is finished by (31): counted in the record
+ * (fallback 1) and in both counters, fallbacks and finished_ap.  The flat box with one Routh
+ * step of a tenth of the reference impulse cannot stop its 4 corners in that step. */
+static void test_finish_counters(void) {
+  const char* xml = "<mujoco><option timestep='0.001'/>"
+      PLUGIN("<config key='max_steps' value='1'/><config key='step' value='0.1'/>")
+      "<worldbody><geom type='plane' size='5 5 .1' gap='0.003'/>"
+      "<body pos='0 0 .06'><freejoint/><geom type='box' size='.1 .1 .05' mass='1' gap='0.003'/></body>"
+      "</worldbody></mujoco>";
+  mjModel* m = load(write_model("finish", xml));
+  mjData* d = mj_makeData(m);
+  svi_instance* in = svi_instance_of(m, d);
+  for (int i = 0; i < 1500; i++) mj_step(m, d);
+  int fb = 0, ap = 0;
+  for (int i = 0; i < svi_event_count(in); i++) {
+    const svi_event* e = svi_event_get(in, i);
+    fb += e->fallback >= 1;
+    ap += e->fallback == 1;
+  }
+  svi_counters c = svi_instance_counters(in);
+  CHECK(ap >= 1, "finish by (31): %d of %d events flagged (max_steps 1, step 0.1)", ap, svi_event_count(in));
+  CHECK(c.events == svi_event_count(in) && c.fallbacks == fb && c.finished_ap == ap,
+        "finish by (31): counters fallbacks %lld, finished_ap %lld against the records' %d and %d",
+        c.fallbacks, c.finished_ap, fb, ap);
+  mj_deleteData(d); mj_deleteModel(m);
+}
+
 /* --- an event among bodies resting elsewhere -----------------------------------------------
  * A box lands flat next to boxes resting on the floor (one alone, two stacked).  The event holds
  * the landing box's 4 contacts only: the others touch, but their trees are not connected to an
@@ -884,6 +911,7 @@ int main(int argc, char** argv) {
   test_box_corner();
   test_block_log();
   test_flat_box();
+  test_finish_counters();
   test_unrelated_rest();
   test_event_dofs();
   test_pseudo_impulse();

@@ -238,14 +238,17 @@ typedef struct {
   long long steps;             /* plugin advances (steps taken) */
   long long events;            /* impact events resolved */
   long long lcps;
-  long long fallbacks;         /* events not resolved by their law (see svi_event.fallback) or
-                                  left to MuJoCo (overflow, sleeping body, flex contact) */
+  long long fallbacks;         /* events not resolved by their law (svi_event.fallback >= 1: finished
+                                  by (31), simultaneous, left to MuJoCo) or left to MuJoCo
+                                  (overflow, sleeping body, flex contact) */
   long long native_steps;      /* steps with the native law */
   long long resets;            /* mj_resetData calls (MuJoCo's own resets after a divergence too) */
   long long unsupported;       /* steps not handled: RK4, passive forces disabled */
   long long touch_overflow;    /* steps whose touching contacts exceeded max_contacts */
   long long pseudo_ambiguous;  /* pseudo-impulse: events where several modes passed the keep rule */
   long long pseudo_demoted;    /* pseudo-impulse: sticking contacts demoted to sliding (cone) */
+  long long finished_ap;       /* of the fallbacks, the events whose sample was still colliding
+                                  after max_steps Routh steps, finished by (31) (fallback 1) */
   double    max_energy_ratio;  /* max KE+/KE- over events */
 } svi_counters;
 svi_counters svi_instance_counters(const svi_instance* in);

@@ -156,7 +156,7 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
   if (nrt > SVI_AT_NMAX) nrt = SVI_AT_NMAX;
   s->Ant_routh = malloc(sizeof(double) * (size_t)nrt * nrt);
   s->Ant_ap = malloc(sizeof(double) * (size_t)nrt * nrt);
-  s->Ant_nz = malloc(sizeof(int) * (size_t)4 * nrt);
+  s->Ant_nz = malloc(sizeof(int) * 4 * SVI_AT_NMAX);   /* (75)'s columns, then (31)'s from 2 SVI_AT_NMAX */
   {   /* per-pattern velocity bounds of the directly solved enumerations, up to 4 contacts */
     int sc = nc_max < 4 ? nc_max : 4;
     s->sm_c = malloc(sizeof(double) * (size_t)sc * 19 * 3 * sc * 3);
@@ -526,17 +526,21 @@ static void build_lcp_matrices(svi_impact* s) {
   }
   s->anorm_ap = lcp_norm(s, 0);
   s->anorm_routh = lcp_norm(s, 1);
-  if (nr <= SVI_AT_NMAX && s->Ant_routh) {
+  /* each transposed matrix whenever its LCP fits (dense_lemke reads it then): (31) has nc rows
+   * fewer than (75), so 19 .. 21 spatial contacts have the one and not the other */
+  if (nr <= SVI_AT_NMAX) {
     fill_neg_zero(s->Ant_routh, (size_t)nr * nr);
     build_ap_block_nt(s, s->Ant_routh, nr, nc);
     for (int i = 0; i < nc; i++) {
       s->Ant_routh[(nc + i) * nr + i] = 1.0;    /* -(-1)^T */
       s->Ant_routh[i * nr + nc + i] = -1.0;     /* -(1)^T */
     }
+    sparse_columns(nr, s->Ant_routh, s->Ant_nz);
+  }
+  if (na <= SVI_AT_NMAX) {
     fill_neg_zero(s->Ant_ap, (size_t)na * na);
     build_ap_block_nt(s, s->Ant_ap, na, 0);
-    sparse_columns(nr, s->Ant_routh, s->Ant_nz);
-    sparse_columns(na, s->Ant_ap, s->Ant_nz + 2 * nr);
+    sparse_columns(na, s->Ant_ap, s->Ant_nz + 2 * SVI_AT_NMAX);
   }
 }
 
@@ -1094,7 +1098,7 @@ static int dense_lemke(svi_impact* s, int routh, const double* q, const double* 
                         .ctx = s, .lazy = order && order == s->order ? &s->order_lazy : NULL};
   if (n <= SVI_AT_NMAX) {
     P.Mnt = routh ? s->Ant_routh : s->Ant_ap;
-    P.Mnt_nz = s->Ant_nz + (routh ? 0 : 2 * s->n_routh);
+    P.Mnt_nz = s->Ant_nz + (routh ? 0 : 2 * SVI_AT_NMAX);
   }
   /* the structured residual is the same quantity only in the physical units the laws pass */
   if (opt && opt->zunit == s->zunit + (routh ? 0 : s->nc) && opt->wunit == s->wunit + (routh ? 0 : s->nc))

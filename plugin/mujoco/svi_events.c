@@ -554,7 +554,8 @@ static void count_event(svi_instance* in, const svi_event* ev) {
   if (in->preview || in->replaced) return;
   in->counters.events++;
   in->counters.lcps += ev->lcps;
-  if (ev->fallback >= 2) in->counters.fallbacks++;
+  in->counters.fallbacks += ev->fallback >= 1;
+  in->counters.finished_ap += ev->fallback == 1;
   if (ev->ke_before > 0 && ev->ke_after / ev->ke_before > in->counters.max_energy_ratio)
     in->counters.max_energy_ratio = ev->ke_after / ev->ke_before;
   in->measure_pending = 1;

@@ -122,8 +122,11 @@ int main(int argc, char** argv) {
   if (f) fclose(f);
   if (in) {
     svi_counters c = svi_instance_counters(in);
-    printf("  %.3f s simulated: %lld steps, %lld impact events, %lld LCPs, %lld fallbacks, max KE+/KE- %.4f%s\n",
-           d->time, c.steps, c.events, c.lcps, c.fallbacks, c.max_energy_ratio, bad ? ", NON-FINITE STATE" : "");
+    char ke[32] = "n/a";   /* no event measured it (the native law's events are not) */
+    if (c.max_energy_ratio > 0) snprintf(ke, sizeof(ke), "%.4f", c.max_energy_ratio);
+    printf("  %.3f s simulated: %lld steps, %lld impact events, %lld LCPs, %lld fallbacks, %lld finished by (31), "
+           "max KE+/KE- %s%s\n", d->time, c.steps, c.events, c.lcps, c.fallbacks, c.finished_ap, ke,
+           bad ? ", NON-FINITE STATE" : "");
     if (svi_instance_message(in)[0]) printf("  last message: %s\n", svi_instance_message(in));
   } else {
     printf("  %.3f s simulated%s\n", d->time, bad ? ", NON-FINITE STATE" : "");

@@ -74,7 +74,8 @@ class _Event(ctypes.Structure):
 class _Counters(ctypes.Structure):
   _fields_ = [(name, ctypes.c_longlong) for name in (
       "steps", "events", "lcps", "fallbacks", "native_steps", "resets", "unsupported",
-      "touch_overflow", "pseudo_ambiguous", "pseudo_demoted")] + [("max_energy_ratio", ctypes.c_double)]
+      "touch_overflow", "pseudo_ambiguous", "pseudo_demoted", "finished_ap")] + [
+          ("max_energy_ratio", ctypes.c_double)]
 
 
 class _ApproxStats(ctypes.Structure):

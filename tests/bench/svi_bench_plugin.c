@@ -182,7 +182,10 @@ static int count_mode(const char* path, const char* which, int steps) {
   return 0;
 }
 
-/* The model with its first impact event found: d at the pre-impact state of event 0. */
+/* The model with its first impact event found (within 10 s of simulated time, as svi-sample
+ * searches; from the keyframe "impact", else the model's first keyframe, else qpos0): d at the
+ * pre-impact state of event 0.  NULL, and why on stderr, if the model has no svi.impact
+ * instance or no event. */
 static svi_instance* first_event(const char* path, pair* p) {
   char err[1000];
   memset(p, 0, sizeof(*p));
@@ -195,7 +198,12 @@ static svi_instance* first_event(const char* path, pair* p) {
   if (k < 0 && p->m->nkey > 0) k = 0;
   if (k >= 0) mj_resetDataKeyframe(p->m, p->d, k);
   svi_instance* in = svi_instance_of(p->m, p->d);
-  while (svi_event_count(in) == 0 && p->d->time < 1) mj_step(p->m, p->d);
+  if (!in) {
+    fprintf(stderr, "%s: does not declare the svi.impact plugin (docs/usage.md)\n", path);
+    return NULL;
+  }
+  while (svi_event_count(in) == 0 && p->d->time < 10) mj_step(p->m, p->d);
+  if (!svi_event_count(in)) fprintf(stderr, "%s: no impact event in 10 s\n", path);
   return svi_event_count(in) ? in : NULL;
 }
 
@@ -470,7 +478,7 @@ __attribute__((noinline)) void native_steps(svi_instance* in, pair* p, int reps)
 static int impact_mode(const char* path, int reps) {
   pair p;
   svi_instance* in = first_event(path, &p);
-  if (!in) { fprintf(stderr, "%s: no impact event\n", path); free_pair(&p); return 1; }
+  if (!in) { free_pair(&p); return 1; }
   svi_event ev = *svi_event_get(in, 0);
   impact_steps(in, &p, reps);
   uint64_t hash = 1469598103934665603ULL;   /* FNV-1a of the last impact step's qvel: a bit-identity check */
@@ -498,7 +506,7 @@ __attribute__((noinline)) int bench_preview_many(svi_instance* in, pair* p, mjDa
 static int preview_mode(const char* path, int n) {
   pair p;
   svi_instance* in = first_event(path, &p);
-  if (!in || n < 1) { fprintf(stderr, "%s: no impact event\n", path); free_pair(&p); return 1; }
+  if (!in || n < 1) { free_pair(&p); return 1; }
   mjData* scratch = mj_makeData(p.m);
   svi_law law = (svi_law)svi_event_get(in, 0)->law;
   double* q = malloc(sizeof(double) * (size_t)n * p.m->nv);

@@ -137,6 +137,13 @@ class PluginFromPython(unittest.TestCase):
     self.assertEqual(imp.resample(-1, seed=2**64 - 1).seed, 2**64 - 1)
     c = imp.counters
     self.assertGreaterEqual(c["events"], 1)
+    # the C struct's fields by name: every event flagged fallback >= 1 is in fallbacks, the
+    # finished-by-(31) ones also in finished_ap
+    flags = [e.fallback for e in imp.events]
+    if c["events"] == len(imp):
+      self.assertEqual(c["fallbacks"], sum(f >= 1 for f in flags))
+      self.assertEqual(c["finished_ap"], sum(f == 1 for f in flags))
+    self.assertLessEqual(c["finished_ap"], c["fallbacks"])
 
   def test_preview_many_seeds_and_outcomes(self):
     """preview and outcomes over many seeds: each row is the one-seed preview's and resample's,
