@@ -79,13 +79,15 @@ static void patterns_free(svi_impact* s) {
   void* p[] = {s->pattern_map, s->pattern_ok, s->pattern_row0, s->pattern_F, s->pattern_tau,
                s->pattern_hits, s->pattern_pass, s->pattern_idx,
                s->pattern_blk0, s->pattern_blk, s->pattern_frow, s->pattern_uc,
-               s->pattern_pre, s->pattern_pk};
+               s->pattern_pre, s->pattern_pk, s->pattern_cell};
   for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) free(p[i]);
   s->pattern_map = NULL; s->pattern_ok = NULL; s->pattern_row0 = NULL; s->pattern_F = NULL;
   s->pattern_tau = NULL; s->pattern_hits = NULL;
   s->pattern_pass = NULL; s->pattern_idx = NULL; s->pattern_blk0 = NULL; s->pattern_blk = NULL;
   s->pattern_frow = NULL; s->pattern_uc = NULL; s->pattern_pre = NULL;
   s->pattern_pk = NULL;
+  s->pattern_cell = NULL;
+  s->pattern_cells_ok = 0;
   free(s->smap);
   free(s->smap_kind);
   s->smap = NULL;
@@ -116,6 +118,7 @@ static int patterns_alloc(svi_impact* s) {
   /* the prefixes: blocks 4 x np 2 pc, U np x m2pad, X np x 2 pc; the packed groups */
   s->pattern_pre = svi_alloc64(sizeof(double) * (size_t)np * (8 * pc + (pc <= 2 ? 4 : 8) + 2 * pc));
   s->pattern_pk = svi_alloc64(sizeof(double) * (size_t)(npad / 4) * 2 * (3 * pc + 2) * 4);
+  s->pattern_cell = svi_alloc64(sizeof(uint64_t) * SVI_CELL_WORDS_MAX);
   if (s->nt_max == 2) {   /* the spatial maps of up to two contacts (svi_modes.c) */
     s->smap = svi_alloc64(sizeof(double) * SVI_SMAP_PATTERNS * SVI_SMAP_STRIDE);
     s->smap_kind = malloc(sizeof(int) * SVI_SMAP_PATTERNS);
@@ -124,7 +127,7 @@ static int patterns_alloc(svi_impact* s) {
   if (!s->pattern_map || !s->pattern_ok || !s->pattern_row0 || !s->pattern_F || !s->pattern_tau ||
       !s->pattern_hits || !s->pattern_pass ||
       !s->pattern_idx || !s->pattern_blk0 || !s->pattern_blk || !s->pattern_frow ||
-      !s->pattern_uc || !s->pattern_pre || !s->pattern_pk) {
+      !s->pattern_uc || !s->pattern_pre || !s->pattern_pk || !s->pattern_cell) {
     patterns_free(s);
     return 0;
   }

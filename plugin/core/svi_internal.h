@@ -28,6 +28,9 @@ static inline void svi_order_ready(svi_lazy_order* o) {
 }
 
 #define SVI_ENUM_MAX_SOLS 64
+/* budget cells per contact of the first-step candidate table (svi_modes.c, pattern_cells) */
+#define SVI_CELLS(nc) ((nc) == 1 ? 64 : (nc) == 2 ? 16 : 6)
+#define SVI_CELL_WORDS_MAX (6 * 6 * 6 * 6)   /* 6^3 cells of 343 patterns (6 words) */
 
 /* Arrays the AVX2 kernels stream through (the eta file, the pattern rows and maps, the
  * workspace): n bytes from a cache-line boundary, the size rounded up to whole lines (C11
@@ -165,6 +168,13 @@ struct svi_impact {
    * and the first step's partial sum, 4 values each (one pointer a group, constant offsets) */
   double* pattern_pk;
   int     pattern_pre_ok;
+  /* The first step's candidates by budget cell (svi_modes.c, pattern_cells): the box [0, lhi) of
+   * the first steps' budgets l_max cut into SVI_CELLS(nc)^nc cells; per cell, as bits of
+   * pattern_cell_words words, the patterns not excluded on the whole cell by one of their rows. */
+  uint64_t* pattern_cell;
+  double  pattern_lhi[4];  /* the largest first-step budget of each contact seen while learning */
+  double  pattern_cell_inv[4];   /* SVI_CELLS(nc) / lhi */
+  int     pattern_cells_ok, pattern_cell_words;
   /* spatial enumeration (nt = 2), per contact and mode (svi_modes.c): the mode's unknowns and
    * equations (per event), Wr times each unknown's direction (per event), the impulse fixed by
    * the budget and Wr times it (per step) */

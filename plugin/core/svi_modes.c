@@ -483,6 +483,71 @@ static void pattern_prefix(svi_impact* s) {
   }
 }
 
+/* The first step's candidates by budget cell.  Every first step has g = [u0; l_max], so a row's
+ * value is its partial sum at u0 (pattern_pre, the value the kernels start from) continued by
+ * fma over the budget terms: within rounding (nc fused roundings), pre + sum_i F_i l_i, linear
+ * in l_max.  On a cell [lo, hi] of budgets its smallest value is pre + sum_i min(F_i lo_i,
+ * F_i hi_i); if that exceeds tau by more than 1e-12 of the terms' magnitude (a bound on the
+ * rounding some 10^3 times over), the row fails at every l_max of the cell as the kernels compute
+ * it, and the pattern is not feasible there.  A cell's candidates are the patterns no row
+ * excludes; a first step in the cell checks every row of those only (feasible_avx2_ng), and gets
+ * the same feasible patterns as the scan of all of them.  The box is [0, lhi), lhi the largest
+ * first-step budget seen in the learning steps, the cells widened by 1e-9 lhi against the
+ * rounding of the cell index; a budget outside the box, or not finite, scans every pattern. */
+static void pattern_cells(svi_impact* s) {
+  int nc = s->nc, m2 = 2 * nc, ng = 3 * nc, G = SVI_CELLS(nc), total = s->n_patterns, ncell = 1;
+  int words = (s->pattern_npad + 63) / 64;
+  for (int i = 0; i < nc; i++) {
+    double l = s->pattern_lhi[i];
+    if (!(l > 0 && l < INFINITY)) return;
+    s->pattern_cell_inv[i] = G / l;
+    ncell *= G;
+  }
+  if (ncell * words > SVI_CELL_WORDS_MAX) return;
+  const double* pre = s->pattern_pre;
+  int c[MODE_MAX_NC] = {0};
+  double lo[MODE_MAX_NC], hi[MODE_MAX_NC];
+  for (int cell = 0; cell < ncell; cell++) {
+    if (cell > 0) for (int i = 0; i < nc && ++c[i] == G; i++) c[i] = 0;
+    for (int i = 0; i < nc; i++) {
+      double w = s->pattern_lhi[i] / G, d = 1e-9 * s->pattern_lhi[i];
+      lo[i] = c[i] * w - d;
+      hi[i] = (c[i] + 1) * w + d;
+    }
+    uint64_t* bits = s->pattern_cell + (size_t)cell * words;
+    memset(bits, 0, sizeof(uint64_t) * (size_t)words);
+    for (int p = 0; p < total; p++) {
+      int excluded = 0, b0 = s->pattern_blk0[p], r0 = s->pattern_row0[p];
+      for (int r = r0; r < s->pattern_row0[p + 1] && !excluded; r++) {
+        const double* F = s->pattern_F + (size_t)r * ng;
+        int b = b0 + (r - r0) / 4, k = (r - r0) % 4;
+        double v = pre[4 * b + k], mag = fabs(v);
+        for (int i = 0; i < nc; i++) {
+          double f = F[m2 + i];
+          v += f >= 0 ? f * lo[i] : f * hi[i];
+          mag += fabs(f) * (fabs(lo[i]) > fabs(hi[i]) ? fabs(lo[i]) : fabs(hi[i]));
+        }
+        excluded = v - 1e-12 * mag > s->pattern_tau[r];   /* false for a NaN: kept */
+      }
+      if (!excluded) bits[p / 64] |= 1ULL << (p % 64);
+    }
+  }
+  s->pattern_cell_words = words;
+  s->pattern_cells_ok = 1;
+}
+
+/* the candidates of the first step's budget cell (pattern_cells), or NULL: scan every pattern */
+static inline const uint64_t* cell_of(const svi_impact* s, const double* lmax, int nc) {
+  int G = SVI_CELLS(nc), cell = 0, stride = 1;
+  for (int i = 0; i < nc; i++) {
+    double t = lmax[i] * s->pattern_cell_inv[i];
+    if (!(t >= 0 && t < G)) return NULL;
+    cell += stride * (int)t;
+    stride *= G;
+  }
+  return s->pattern_cell + (size_t)cell * s->pattern_cell_words;
+}
+
 /* append the row f g <= tau unless it holds for every g */
 static void add_row(svi_impact* s, int* nrow, const double* f, double sign, double tau, int ng) {
   double* F = s->pattern_F + (size_t)(*nrow) * ng;
@@ -504,6 +569,8 @@ static void precompute_patterns(svi_impact* s) {
   double itol = 1e-9 * (s->ref_impulse > 0 ? s->ref_impulse : 1.0);
   int mode[MODE_MAX_NC] = {0}, nrow = 0;
   s->pattern_pre_ok = 0;
+  s->pattern_cells_ok = 0;
+  for (int i = 0; i < 4; i++) s->pattern_lhi[i] = 0;
   for (int i = 0; i < nc; i++) {   /* g's velocity part at u0, as planar_fast_nc forms it */
     s->pattern_g0[2 * i] = s->u0[row_n(s, i)];
     s->pattern_g0[2 * i + 1] = s->u0[row_t(s, i)];
@@ -1514,11 +1581,14 @@ SVI_AVX2_INLINE int rows_hold_avx2_ng(const svi_impact* s, int p, const __m256d*
 /* The feasible patterns at g, in increasing order, into idx: both packed rows of every pattern,
  * then every row of the survivors (the same decisions as the scalar path). */
 SVI_AVX2_INLINE int feasible_avx2_ng(const svi_impact* s, const __m256d* gv, int* idx, const int ng,
-                                     const int first) {
+                                     const int first, const uint64_t* cand) {
   int npad = s->pattern_npad;
   const double* pre = s->pattern_pre;
   uint64_t bits[PATTERN_WORDS];
-  alive_avx2_ng(npad, ng, s->pattern_pk, gv, first, bits);
+  if (cand)   /* a first step's candidates by budget cell (pattern_cells): every row of each */
+    for (int w = 0; w < (npad + 63) / 64; w++) bits[w] = cand[w];
+  else
+    alive_avx2_ng(npad, ng, s->pattern_pk, gv, first, bits);
   int nf = 0;
   for (int w = 0; w < (npad + 63) / 64; w++)
     for (uint64_t m = bits[w]; m; m &= m - 1) {   /* the survivors in increasing order */
@@ -1576,26 +1646,26 @@ SVI_AVX2_INLINE int outcomes_avx2_ng(const svi_impact* s, int na, const int* idx
  * g broadcast once for both), inlined for each contact count; first: g's velocity part is the
  * event's u0 (pattern_g0), the partial sums over it are precomputed. */
 SVI_AVX2_INLINE int step_avx2_ng(const svi_impact* s, const double* g, const int ng, const int first,
-                                 double dtol, int* found) {
+                                 const uint64_t* cand, double dtol, int* found) {
   __m256d gv[3 * MODE_MAX_NC];   /* registers when ng is a constant */
   for (int j = 0; j < ng; j++) gv[j] = _mm256_broadcast_sd(g + j);
-  int na = feasible_avx2_ng(s, gv, s->pattern_idx, ng, first);
+  int na = feasible_avx2_ng(s, gv, s->pattern_idx, ng, first, cand);
   return outcomes_avx2_ng(s, na, s->pattern_idx, g, gv, ng, dtol, first, found);
 }
 
 __attribute__((target("avx2,fma"))) static int step_avx2(const svi_impact* s, const double* g, int ng, int first,
-                                                     double dtol, int* found) {
+                                                          const uint64_t* cand, double dtol, int* found) {
   if (first) {
     switch (ng) {
-    case 3: return step_avx2_ng(s, g, 3, 1, dtol, found);
-    case 6: return step_avx2_ng(s, g, 6, 1, dtol, found);
-    default: return step_avx2_ng(s, g, 9, 1, dtol, found);
+    case 3: return step_avx2_ng(s, g, 3, 1, cand, dtol, found);
+    case 6: return step_avx2_ng(s, g, 6, 1, cand, dtol, found);
+    default: return step_avx2_ng(s, g, 9, 1, cand, dtol, found);
     }
   }
   switch (ng) {
-  case 3: return step_avx2_ng(s, g, 3, 0, dtol, found);
-  case 6: return step_avx2_ng(s, g, 6, 0, dtol, found);
-  default: return step_avx2_ng(s, g, 9, 0, dtol, found);
+  case 3: return step_avx2_ng(s, g, 3, 0, NULL, dtol, found);
+  case 6: return step_avx2_ng(s, g, 6, 0, NULL, dtol, found);
+  default: return step_avx2_ng(s, g, 9, 0, NULL, dtol, found);
   }
 }
 #endif
@@ -1632,6 +1702,7 @@ static void pick_packed_rows(svi_impact* s) {
   if (s->pattern_steps >= PATTERN_LEARN_STEPS) {
     pattern_prefix(s);
     s->pattern_pre_ok = 1;
+    pattern_cells(s);
   }
 }
 
@@ -1664,12 +1735,17 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
   int learning = st <= PATTERN_LEARN_STEPS;   /* the packed rows are still being chosen */
   /* the event's first step: g's velocity part is u0 bit for bit, the partial sums over it are
    * precomputed (pattern_prefix) */
-  int first = s->pattern_pre_ok;
-  for (int a = 0; a < m2; a++) first &= same_bits(g[a], s->pattern_g0[a]);
+  int at_u0 = 1;
+  for (int a = 0; a < m2; a++) at_u0 &= same_bits(g[a], s->pattern_g0[a]);
+  int first = s->pattern_pre_ok & at_u0;
+  if (learning && at_u0)   /* the first steps' budgets, for the box of pattern_cells */
+    for (int i = 0; i < nc; i++)
+      if (g[m2 + i] > s->pattern_lhi[i]) s->pattern_lhi[i] = g[m2 + i];
   double dtol = 1e-7 * (s->vscale > 1e-12 ? s->vscale : 1e-12);
 #ifdef SVI_AVX2_KERNELS
   if (!learning && svi_have_avx2()) {   /* every row of every pattern checked, the outcomes found */
-    count = step_avx2(s, g, ng, first, dtol, found);
+    const uint64_t* cand = first && s->pattern_cells_ok ? cell_of(s, g + m2, nc) : NULL;
+    count = step_avx2(s, g, ng, first, cand, dtol, found);
     na = 0;
   } else
 #endif
