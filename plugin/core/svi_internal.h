@@ -3,6 +3,7 @@
 #define SVI_INTERNAL_H_
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -254,7 +255,14 @@ int svi_lcp_lemke_prepared(svi_lcp_work* w, int n, const svi_lcp_prepared* P, co
  * AVX2 where the CPU has it (svi_have_avx2), the same bits either way. */
 double svi_kern_min_ratio(int n, const double* x, const double* a, double tol);
 int    svi_kern_ratio_ties(int n, const double* x, const double* a, double tol, double lim, int* cand);
-int    svi_have_avx2(void);
+int    svi_have_avx2_probe(void);
+/* 1 if the CPU has AVX2 and FMA (and the build has the kernels): the probe once, then one load
+ * of a flag (the per-step paths ask several times a step) */
+extern _Atomic int svi_avx2_flag;   /* -1 until probed */
+static inline int svi_have_avx2(void) {
+  int f = atomic_load_explicit(&svi_avx2_flag, memory_order_relaxed);
+  return f >= 0 ? f : svi_have_avx2_probe();
+}
 
 /* x > 0 ? x : 0 without a branch (maxsd returns its second operand unless the first is
  * greater: +0 for -0 and for NaN, as the comparison does) */

@@ -592,17 +592,25 @@ __attribute__((target("avx2"))) static int ratio_ties_avx2(int n, const double* 
 #endif
 
 /* inline here: the ratio kernels ask once per pivot */
-static inline int have_avx2(void) {
+_Atomic int svi_avx2_flag = -1;
+
+int svi_have_avx2_probe(void) {
 #ifdef SVI_AVX2_KERNELS
-  static int known = -1;
-  if (known < 0) known = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
-  return known;
+  int f = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
 #else
-  return 0;
+  int f = 0;
 #endif
+  atomic_store_explicit(&svi_avx2_flag, f, memory_order_relaxed);   /* every thread stores the same */
+  return f;
 }
 
-int svi_have_avx2(void) { return have_avx2(); }
+/* the kernels of this file: the flag in a plain static (read once, kept in a register where a
+ * loop calls them) */
+static inline int have_avx2(void) {
+  static int known = -1;
+  if (known < 0) known = svi_have_avx2();
+  return known;
+}
 
 double svi_kern_min_ratio(int n, const double* x, const double* a, double tol) {
 #ifdef SVI_AVX2_KERNELS
