@@ -519,7 +519,25 @@ static int boxes_overlap(box a, box b) {
   return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
 }
 
-/* legend in the least occupied corner of the plot, top-right on ties; returns its box */
+/* s cut to whole UTF-8 characters with a trailing ellipsis so that it is at most maxw wide (in
+ * buf); s itself when it fits */
+static const char* fit_text(cairo_t* cr, const char* s, double maxw, char* buf, size_t len) {
+  if (text_width(cr, s) <= maxw) return s;
+  size_t n = strlen(s);
+  if (n > len - 4) n = len - 4;
+  for (;;) {
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) n--;   /* not inside a character */
+    size_t k = n;
+    while (k > 0 && (s[k - 1] == ' ' || s[k - 1] == ',' || s[k - 1] == ':')) k--;
+    memcpy(buf, s, k);
+    memcpy(buf + k, "\xe2\x80\xa6", 4);   /* U+2026 and the terminator */
+    if (n == 0 || text_width(cr, buf) <= maxw) return buf;
+    n--;
+  }
+}
+
+/* legend in the least occupied corner of the plot, top-right on ties; returns its box.  A label
+ * wider than the plot leaves room for is cut with an ellipsis (the box never outgrows the plot) */
 static box draw_legend(cairo_t* cr, const plot_frame* f, const occupancy* g,
                        const svi_plot_spec* spec, double marker_r, int* drawn) {
   legend_entry e[64];
@@ -541,10 +559,15 @@ static box draw_legend(cairo_t* cr, const plot_frame* f, const occupancy* g,
 
   double s = f->s, pad = 10 * s, row = 1.55 * f->fs_legend, sample = 26 * s;
   set_font(cr, f->fs_legend, 0);
-  double tw = 0;
-  for (int i = 0; i < n; i++) tw = fmax(tw, text_width(cr, e[i].label));
-  double bw = pad + sample + 6 * s + tw + pad, bh = 2 * pad + n * row - 0.3 * f->fs_legend;
   double inset = 10 * s;
+  double maxw = fmax(f->w - 2 * inset - (pad + sample + 6 * s + pad), 40 * s);
+  char fit[64][256];
+  double tw = 0;
+  for (int i = 0; i < n; i++) {
+    e[i].label = fit_text(cr, e[i].label, maxw, fit[i], sizeof(fit[i]));
+    tw = fmax(tw, text_width(cr, e[i].label));
+  }
+  double bw = pad + sample + 6 * s + tw + pad, bh = 2 * pad + n * row - 0.3 * f->fs_legend;
 
   // candidates: top-right, top-left, bottom-right, bottom-left
   double xs[4] = {f->left + f->w - inset - bw, f->left + inset, f->left + f->w - inset - bw,

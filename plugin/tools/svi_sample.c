@@ -126,6 +126,9 @@ typedef struct {
   long long samples;
   int    has_native;
   double* native_vn;    /* native MuJoCo's J_n v after the impact */
+  double* native_v;     /* native MuJoCo's v after the impact (nv values), for J_t v */
+  double tdir[2];       /* one contact: the figure's x axis in its tangent plane (set_tangent_axis) */
+  int    slip_axis;     /* tdir is the pre-impact slip's direction (else the first tangent) */
   int    law;           /* the model's law (SVI_LAW_SETVALUED for reference problems) */
   double restitution;   /* the model's restitution */
 } problem;
@@ -246,10 +249,12 @@ static int from_model(const char* path, const char* key, problem* p) {
   mjModel* mn = svi_load_xml_native(path, err, sizeof(err));
   mjData* dn = mn ? mj_makeData(mn) : NULL;
   p->native_vn = malloc(sizeof(double) * (size_t)nc);
+  p->native_v = malloc(sizeof(double) * (size_t)p->nv);
   if (dn && svi_event_load_native(in, m, 0, mn, dn) == SVI_OK) {
     svi_problem_def frozen = problem_def(p);
     int ns = svi_native_outcome(mn, dn, &frozen, 0.1, p->native_vn);
     p->has_native = ns > 0;
+    memcpy(p->native_v, dn->qvel, sizeof(double) * (size_t)p->nv);   /* the state it stopped in */
     if (ns <= 0) fprintf(stderr, "svi-sample: native MuJoCo still approaching after 0.1 s; not marked\n");
   } else {
     fprintf(stderr, "svi-sample: no native reference: %s\n", mn ? "state mismatch" : err);
@@ -280,6 +285,78 @@ static void describe(const problem* pb, const char* cls, char* out, size_t len) 
     const char* m = cls[i] == 'S' ? "sticks" : cls[i] == 'L' ? "lifts" : "slides";
     n += (size_t)snprintf(out + n, len - n, "%s%s %s", i ? ", " : "", pb->cname[i], m);
   }
+}
+
+/* A legend entry's text for an outcome class: describe()'s words while they are short, else the
+ * counts and the class letters, "5 stick, 3 lift (SLLSLLLS)" (the letters up to 24 contacts):
+ * the per-contact list of a humanoid's eight foot contacts is wider than the plot. */
+#define LEGEND_WORDS 56
+static void legend_label(const problem* pb, const char* cls, char* out, size_t len) {
+  describe(pb, cls, out, len);
+  if (strlen(out) <= LEGEND_WORDS) return;
+  static const char* const word[3] = {"stick", "lift", "slide"};
+  int count[3] = {0, 0, 0};
+  for (int i = 0; i < pb->nc; i++) count[cls[i] == 'S' ? 0 : cls[i] == 'L' ? 1 : 2]++;
+  size_t n = 0;
+  out[0] = 0;
+  for (int j = 0; j < 3 && n < len; j++)
+    if (count[j]) n += (size_t)snprintf(out + n, len - n, "%s%d %s", n ? ", " : "", count[j], word[j]);
+  if (pb->nc <= 24 && n < len) snprintf(out + n, len - n, " (%s)", cls);
+}
+
+/* The figure's point of a velocity v: the normal velocities of the two plotted contacts; with one
+ * contact, its tangential velocity against its normal one, x = J_t v, y = J_n v (two normal axes
+ * would only draw the line x = y).  A spatial contact (nt = 2) is read along its pre-impact slip
+ * (set_tangent_axis: MuJoCo's first tangent is one direction of the plane like any other, and a
+ * ball landing while it slides along the second would show no slip), or along the first tangent
+ * where there is none.  vn: nc values, vt: nc nt values (scratch). */
+static int tangent_axis(const problem* pb) { return pb->nc == 1 && pb->nt > 0; }
+
+static void set_tangent_axis(problem* pb, const svi_impact* s) {
+  pb->tdir[0] = 1;
+  pb->tdir[1] = 0;
+  pb->slip_axis = 0;
+  if (!tangent_axis(pb) || pb->nt < 2) return;
+  double vn, vt[2];
+  svi_impact_normal_velocity(s, pb->v, &vn);
+  svi_impact_tangent_velocity(s, pb->v, vt);
+  double slip = hypot(vt[0], vt[1]);
+  if (slip <= 1e-6 * fabs(vn)) return;   /* no slip to follow: rounding would pick the axis */
+  pb->tdir[0] = vt[0] / slip;
+  pb->tdir[1] = vt[1] / slip;
+  pb->slip_axis = 1;
+}
+
+static double tangent_x(const problem* pb, const double* vt) {
+  return pb->nt > 1 ? pb->tdir[0] * vt[0] + pb->tdir[1] * vt[1] : vt[0];
+}
+
+static svi_plot_pt plot_point(const problem* pb, const svi_impact* s, const double* v, double* vn,
+                              double* vt) {
+  svi_impact_normal_velocity(s, v, vn);
+  if (!tangent_axis(pb)) return (svi_plot_pt){vn[pb->plot_a], vn[pb->plot_b]};
+  svi_impact_tangent_velocity(s, v, vt);
+  return (svi_plot_pt){tangent_x(pb, vt), vn[0]};
+}
+
+/* native MuJoCo's point: its J_n v as printed, J_t v from the velocity it stopped in (the rows
+ * frozen at the impact configuration, as for J_n v) */
+static svi_plot_pt native_point(const problem* pb, const svi_impact* s, double* vt) {
+  if (!tangent_axis(pb)) return (svi_plot_pt){pb->native_vn[pb->plot_a], pb->native_vn[pb->plot_b]};
+  svi_impact_tangent_velocity(s, pb->native_v, vt);
+  return (svi_plot_pt){tangent_x(pb, vt), pb->native_vn[0]};
+}
+
+static void axis_labels(const problem* pb, char* xl, char* yl, size_t len) {
+  if (!tangent_axis(pb)) {
+    snprintf(xl, len, "J_n,%s v  (m/s)", pb->cname[pb->plot_a]);
+    snprintf(yl, len, "J_n,%s v  (m/s)", pb->cname[pb->plot_b]);
+    return;
+  }
+  const char* along = pb->nt < 2 ? "tangential"
+                      : pb->slip_axis ? "along the pre-impact slip" : "first tangent";
+  snprintf(xl, len, "J_t,%s v  (m/s, %s)", pb->cname[0], along);
+  snprintf(yl, len, "J_n,%s v  (m/s, normal)", pb->cname[0]);
 }
 
 #define MAX_CLS 65
@@ -392,38 +469,33 @@ static int run_propagative(const options* o, problem* pb, svi_impact* s, const s
   }
   if (strcmp(plotname, "-")) {
     svi_plot_pt* pts = malloc(sizeof(svi_plot_pt) * (size_t)(nshow > 0 ? nshow : 1));
-    for (int k = 0; k < nshow; k++) {
-      svi_impact_normal_velocity(s, V + (size_t)k * nv, vn);
-      pts[k] = (svi_plot_pt){vn[pb->plot_a], vn[pb->plot_b]};
-    }
+    double* vt = malloc(sizeof(double) * (size_t)(nc * pb->nt > 0 ? nc * pb->nt : 1));
+    if (!pts || !vt) { fprintf(stderr, "svi-sample: out of memory\n"); return 1; }
+    for (int k = 0; k < nshow; k++) pts[k] = plot_point(pb, s, V + (size_t)k * nv, vn, vt);
     /* the plastic outcome (e = 0) for reference */
     svi_propagative_config p0 = pc;
     p0.restitution = 0;
     svi_plot_pt plastic = {0, 0}, native_pt = {0, 0};
     int has_plastic = svi_propagative_outcome(w, s, &p0, 0, vp, NULL, &info) == SVI_OK;
-    if (has_plastic) {
-      svi_impact_normal_velocity(s, vp, vn);
-      plastic = (svi_plot_pt){vn[pb->plot_a], vn[pb->plot_b]};
-    }
+    if (has_plastic) plastic = plot_point(pb, s, vp, vn, vt);
     svi_plot_series ser[3];
     int nser = 0;
     ser[nser++] = (svi_plot_series){"Outcomes over resolution orders", 0.85, 0.15, 0.1, 2, pts, nshow};
     if (has_plastic) ser[nser++] = (svi_plot_series){"Plastic (e = 0)", 0.1, 0.3, 0.9, 1, &plastic, 1};
     if (pb->has_native) {
-      native_pt = (svi_plot_pt){pb->native_vn[pb->plot_a], pb->native_vn[pb->plot_b]};
+      native_pt = native_point(pb, s, vt);
       ser[nser++] = (svi_plot_series){"Native MuJoCo (same state)", 0.1, 0.6, 0.3, 4, &native_pt, 1};
     }
-    svi_plot_pt pre = {vn0[pb->plot_a], vn0[pb->plot_b]};
+    svi_plot_pt pre = plot_point(pb, s, def->v, vn, vt);
     char xl[80], yl[80], footer[200], title[300];
-    snprintf(xl, sizeof(xl), "J_n,%s v  (m/s)", pb->cname[pb->plot_a]);
-    snprintf(yl, sizeof(yl), "J_n,%s v  (m/s)", pb->cname[pb->plot_b]);
+    axis_labels(pb, xl, yl, sizeof(xl));
     snprintf(title, sizeof(title), "%s: propagative law, e = %g", pb->title, pc.restitution);
     snprintf(footer, sizeof(footer), "%d outcome(s) (%s), xi = %.4f", si.count,
              si.exhaustive ? "every order" : "sampled orders", si.xi);
     svi_plot_spec spec = {title, xl, yl, 0, 0, NULL, 0, NULL, 0, &pre, 1, ser, nser, footer};
     if (svi_plot_normal_plane(plotname, &spec) == 0) printf("  wrote %s\n", plotname);
     else rc = 1;
-    free(pts);
+    free(pts); free(vt);
   }
   svi_propagative_destroy(w);
   free(vn0); free(vn); free(V); free(vp); free(cls);
@@ -452,10 +524,12 @@ int main(int argc, char** argv) {
     fprintf(stderr, "svi-sample: %s\n", s ? err : "out of memory");
     return 1;
   }
+  set_tangent_axis(&pb, s);
 
   if ((o.law >= 0 ? o.law : pb.law) == SVI_LAW_PROPAGATIVE) {
     int prc = run_propagative(&o, &pb, s, &def);
     free(pb.M); free(pb.Jn); free(pb.Jt); free(pb.mu); free(pb.v); free(pb.cname); free(pb.native_vn);
+    free(pb.native_v);
     svi_impact_destroy(s);
     return prc;
   }
@@ -478,8 +552,9 @@ int main(int argc, char** argv) {
   int* lcps = malloc(sizeof(int) * (size_t)M);
   double* vn = malloc(sizeof(double) * (size_t)nc);
   double* vn0 = malloc(sizeof(double) * (size_t)nc);
+  double* vt = malloc(sizeof(double) * (size_t)(nc * pb.nt > 0 ? nc * pb.nt : 1));
   char* cls = malloc((size_t)nc + 1);
-  if (!V || !acc || !lcps || !vn || !vn0 || !cls) { fprintf(stderr, "svi-sample: out of memory for %lld samples\n", M); return 1; }
+  if (!V || !acc || !lcps || !vn || !vn0 || !vt || !cls) { fprintf(stderr, "svi-sample: out of memory for %lld samples\n", M); return 1; }
   svi_approx_stats st;
   int rc = svi_approximate(&def, &cfg, V, acc, lcps, &st);
   if (rc < 0) { fprintf(stderr, "svi-sample: %s\n", svi_status_string(rc)); return 1; }
@@ -498,7 +573,7 @@ int main(int argc, char** argv) {
 
   class_count* cc = calloc(256, sizeof(class_count));
   int ncls = 0;
-  char desc[200];
+  char desc[200], label[200];
   for (long long k = 0; k < M; k++) {
     if (!acc[k] || nc >= MAX_CLS) continue;
     svi_classify(s, V + k * nv, cls);
@@ -529,7 +604,7 @@ int main(int argc, char** argv) {
     printf("    %-6s J_n v+ = ", nc < MAX_CLS ? cls : "");
     print_vn(vn, nc);
     printf("  %s\n", desc);
-    ap_pts[k] = (svi_plot_pt){vn[pb.plot_a], vn[pb.plot_b]};
+    ap_pts[k] = plot_point(&pb, s, ap + k * nv, vn, vt);
   }
   /* sequential single-contact impacts in every order (all nc! up to 7 contacts, then a seeded
    * sample of 256 orders: a pile's orders run up to 1000 single impacts each, and 5040 of them took
@@ -557,11 +632,12 @@ int main(int argc, char** argv) {
       printf("  %s\n", desc);
     }
     if (f < nseq_plot) {
-      seq_pts[f] = (svi_plot_pt){vn[pb.plot_a], vn[pb.plot_b]};
-      snprintf(seq_label[f], sizeof(seq_label[f]), "Sequential: %.200s", desc);
+      seq_pts[f] = plot_point(&pb, s, vs, vn, vt);
+      legend_label(&pb, cls, label, sizeof(label));
+      snprintf(seq_label[f], sizeof(seq_label[f]), "Sequential: %.200s", label);
       for (int g = 0; g < f; g++)   /* two outcomes of one class: tell the legend entries apart */
         if (!strcmp(seq_label[g], seq_label[f])) {
-          snprintf(seq_label[f], sizeof(seq_label[f]), "Sequential %d: %.200s", f + 1, desc);
+          snprintf(seq_label[f], sizeof(seq_label[f]), "Sequential %d: %.200s", f + 1, label);
           break;
         }
     }
@@ -571,7 +647,7 @@ int main(int argc, char** argv) {
     printf("  native MuJoCo from the same state: J_n v+ = ");
     print_vn(pb.native_vn, nc);
     printf("\n");
-    native_pt = (svi_plot_pt){pb.native_vn[pb.plot_a], pb.native_vn[pb.plot_b]};
+    native_pt = native_point(&pb, s, vt);
   }
 
   char csvname[300], plotname[300];
@@ -603,8 +679,7 @@ int main(int argc, char** argv) {
     long ncloud = 0;
     for (long long k = 0; k < M; k++) {
       if (!acc[k]) continue;
-      svi_impact_normal_velocity(s, V + k * nv, vn);
-      cloud[ncloud++] = (svi_plot_pt){vn[pb.plot_a], vn[pb.plot_b]};
+      cloud[ncloud++] = plot_point(&pb, s, V + k * nv, vn, vt);
     }
     /* intermediate velocities of the first samples (the light grey region of the paper's plots) */
     int K = o.paths, cap = cfg.routh.max_steps + 3;
@@ -621,16 +696,15 @@ int main(int argc, char** argv) {
       svi_sample_info info;
       svi_routh_sample(s, &rc1, NULL, (uint64_t)k, vout, &info, traj, cap, &tl);
       for (int t = 0; t + 1 < tl; t++) {        /* segments, 8 points each */
-        svi_impact_normal_velocity(s, traj + t * nv, va);
-        svi_impact_normal_velocity(s, traj + (t + 1) * nv, vb);
+        svi_plot_pt pa = plot_point(&pb, s, traj + t * nv, va, vt);
+        svi_plot_pt pz = plot_point(&pb, s, traj + (t + 1) * nv, vb, vt);
         for (int j = 0; j < 8; j++) {
           double a = j / 8.0;
-          path[npath++] = (svi_plot_pt){(1 - a) * va[pb.plot_a] + a * vb[pb.plot_a],
-                                        (1 - a) * va[pb.plot_b] + a * vb[pb.plot_b]};
+          path[npath++] = (svi_plot_pt){(1 - a) * pa.x + a * pz.x, (1 - a) * pa.y + a * pz.y};
         }
       }
     }
-    svi_plot_pt pre = {vn0[pb.plot_a], vn0[pb.plot_b]};
+    svi_plot_pt pre = plot_point(&pb, s, def.v, vn, vt);
     const double seqcol[8][3] = {{0.85, 0.15, 0.1}, {0.95, 0.75, 0.0}, {0.2, 0.65, 0.2},
                                  {0.6, 0.3, 0.7}, {0.9, 0.45, 0.1}, {0.3, 0.7, 0.8},
                                  {0.5, 0.5, 0.1}, {0.8, 0.4, 0.6}};
@@ -643,8 +717,7 @@ int main(int argc, char** argv) {
     if (pb.has_native)
       ser[nser++] = (svi_plot_series){"Native MuJoCo (same state)", 0.1, 0.6, 0.3, 4, &native_pt, 1};
     char xl[80], yl[80], footer[200];
-    snprintf(xl, sizeof(xl), "J_n,%s v  (m/s)", pb.cname[pb.plot_a]);
-    snprintf(yl, sizeof(yl), "J_n,%s v  (m/s)", pb.cname[pb.plot_b]);
+    axis_labels(&pb, xl, yl, sizeof(xl));
     snprintf(footer, sizeof(footer), "%lld samples (Algorithm 2), h = %.3g N s, N = %d, %.2f LCPs/sample, seed %llu",
              st.accepted, st.h, cfg.routh.max_steps, (double)st.lcps / M, o.seed);
     svi_plot_spec spec = {pb.title, xl, yl, 0, 0, cloud, ncloud, path, npath, &pre, 1, ser, nser, footer};
@@ -654,6 +727,7 @@ int main(int argc, char** argv) {
   }
   free(V); free(acc); free(lcps); free(vn); free(vn0); free(cls); free(cc); free(ap); free(vseq_all);
   free(pb.M); free(pb.Jn); free(pb.Jt); free(pb.mu); free(pb.v); free(pb.cname); free(pb.native_vn);
+  free(pb.native_v); free(vt);
   svi_impact_destroy(s);
   return rc < 0 ? 1 : 0;
 }
