@@ -495,41 +495,48 @@ static void pattern_prefix(svi_impact* s) {
  * first-step budget seen in the learning steps, the cells widened by 1e-9 lhi against the
  * rounding of the cell index; a budget outside the box, or not finite, scans every pattern. */
 static void pattern_cells(svi_impact* s) {
+  enum { RMAX = 8 * MODE_MAX_NC, GMAX = 64 };
   int nc = s->nc, m2 = 2 * nc, ng = 3 * nc, G = SVI_CELLS(nc), total = s->n_patterns, ncell = 1;
   int words = (s->pattern_npad + 63) / 64;
+  double w[MODE_MAX_NC], d[MODE_MAX_NC];
   for (int i = 0; i < nc; i++) {
     double l = s->pattern_lhi[i];
     if (!(l > 0 && l < INFINITY)) return;
     s->pattern_cell_inv[i] = G / l;
+    w[i] = l / G;
+    d[i] = 1e-9 * l;
     ncell *= G;
   }
   if (ncell * words > SVI_CELL_WORDS_MAX) return;
+  memset(s->pattern_cell, 0, sizeof(uint64_t) * (size_t)ncell * words);
   const double* pre = s->pattern_pre;
-  int c[MODE_MAX_NC] = {0};
-  double lo[MODE_MAX_NC], hi[MODE_MAX_NC];
-  for (int cell = 0; cell < ncell; cell++) {
-    if (cell > 0) for (int i = 0; i < nc && ++c[i] == G; i++) c[i] = 0;
-    for (int i = 0; i < nc; i++) {
-      double w = s->pattern_lhi[i] / G, d = 1e-9 * s->pattern_lhi[i];
-      lo[i] = c[i] * w - d;
-      hi[i] = (c[i] + 1) * w + d;
-    }
-    uint64_t* bits = s->pattern_cell + (size_t)cell * words;
-    memset(bits, 0, sizeof(uint64_t) * (size_t)words);
-    for (int p = 0; p < total; p++) {
-      int excluded = 0, b0 = s->pattern_blk0[p], r0 = s->pattern_row0[p];
-      for (int r = r0; r < s->pattern_row0[p + 1] && !excluded; r++) {
-        const double* F = s->pattern_F + (size_t)r * ng;
-        int b = b0 + (r - r0) / 4, k = (r - r0) % 4;
-        double v = pre[4 * b + k], mag = fabs(v);
-        for (int i = 0; i < nc; i++) {
-          double f = F[m2 + i];
-          v += f >= 0 ? f * lo[i] : f * hi[i];
-          mag += fabs(f) * (fabs(lo[i]) > fabs(hi[i]) ? fabs(lo[i]) : fabs(hi[i]));
-        }
-        excluded = v - 1e-12 * mag > s->pattern_tau[r];   /* false for a NaN: kept */
+  /* per pattern, per row: the budget terms' smallest value on each contact's cell c, A[r][i][c],
+   * and the row's threshold: excluded on a cell iff sum_i A[r][i][c_i] > tau - pre + margin (the
+   * margin from the whole box's magnitude, at least the cell's) */
+  static _Thread_local double A[RMAX][MODE_MAX_NC][GMAX];
+  double thr[RMAX];
+  for (int p = 0; p < total; p++) {
+    int r0 = s->pattern_row0[p], nr = s->pattern_row0[p + 1] - r0, b0 = s->pattern_blk0[p];
+    if (nr > RMAX) nr = 0;   /* never: at most 8 rows a contact; then no row excludes */
+    for (int q = 0; q < nr; q++) {
+      const double* F = s->pattern_F + (size_t)(r0 + q) * ng;
+      double v = pre[4 * (b0 + q / 4) + q % 4], mag = fabs(v);
+      for (int i = 0; i < nc; i++) {
+        double f = F[m2 + i];
+        mag += fabs(f) * (s->pattern_lhi[i] + d[i]);
+        for (int c = 0; c < G; c++) A[q][i][c] = f >= 0 ? f * (c * w[i] - d[i]) : f * ((c + 1) * w[i] + d[i]);
       }
-      if (!excluded) bits[p / 64] |= 1ULL << (p % 64);
+      thr[q] = s->pattern_tau[r0 + q] - v + 1e-12 * mag;   /* NaN: never excluded */
+    }
+    uint64_t *cw = s->pattern_cell + p / 64, bit = 1ULL << (p % 64);
+    for (int cell = 0; cell < ncell; cell++) {   /* cell = c0 + G c1 + G^2 c2 */
+      int c0 = cell % G, c1 = cell / G % G, c2 = cell / G / G, q = 0;
+      switch (nc) {   /* the first row that excludes the pattern on the cell, if any */
+      case 1: while (q < nr && !(A[q][0][c0] > thr[q])) q++; break;
+      case 2: while (q < nr && !(A[q][0][c0] + A[q][1][c1] > thr[q])) q++; break;
+      default: while (q < nr && !(A[q][0][c0] + A[q][1][c1] + A[q][2][c2] > thr[q])) q++; break;
+      }
+      if (q == nr) cw[(size_t)cell * words] |= bit;
     }
   }
   s->pattern_cell_words = words;
