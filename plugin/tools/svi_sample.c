@@ -566,7 +566,11 @@ int main(int argc, char** argv) {
   const char* brn[] = {"lemke", "random", "enumerate", "auto"};
   printf("  %lld samples (%s budgets), branch %s, seed %llu\n", M,
          cfg.routh.budget == SVI_BUDGET_SOBOL ? "Sobol" : "uniform", brn[cfg.routh.branch], o.seed);
-  printf("  accepted %lld / %lld (%.2f%%), failed %lld\n", st.accepted, M, 100.0 * st.accepted / M, st.failed);
+  printf("  accepted %lld / %lld (%.2f%%), failed %lld", st.accepted, M, 100.0 * st.accepted / M, st.failed);
+  if (st.colliding || st.rejected)   /* why the others are not in the set (Algorithm 2's C(q0) removal) */
+    printf("; not accepted: %lld still colliding after N + 1 steps, %lld failed the outcome checks",
+           st.colliding, st.rejected);
+  printf("\n");
   printf("  LCPs/sample %.3f, wall %.3f s = %.3f us/sample (all threads), max LCP residual %.2e\n",
          (double)st.lcps / M, st.wall_seconds, st.wall_seconds / (double)M * 1e6, st.max_residual);
   printf("  max KE(v+)/KE(v-) = %.6f (Theorem 7: <= 1)\n", st.max_energy_ratio);
