@@ -332,11 +332,14 @@ static void test_block_log(void) {
 }
 
 /* --- redundant contacts: a box dropped flat in 3-D -------------------------------------------- */
+/* the scene, with the plugin's config */
+#define FLAT_BOX(config) "<mujoco><option timestep='0.001'/>" PLUGIN(config) \
+    "<worldbody><geom type='plane' size='5 5 .1' gap='0.003'/>" \
+    "<body pos='0 0 .06'><freejoint/><geom type='box' size='.1 .1 .05' mass='1' gap='0.003'/></body>" \
+    "</worldbody></mujoco>"
+
 static void test_flat_box(void) {
-  const char* xml = "<mujoco><option timestep='0.001'/>" PLUGIN("")
-      "<worldbody><geom type='plane' size='5 5 .1' gap='0.003'/>"
-      "<body pos='0 0 .06'><freejoint/><geom type='box' size='.1 .1 .05' mass='1' gap='0.003'/></body>"
-      "</worldbody></mujoco>";
+  const char* xml = FLAT_BOX("");
   mjModel* m = load(write_model("flatbox", xml));
   mjData* d = mj_makeData(m);
   svi_instance* in = svi_instance_of(m, d);
@@ -357,11 +360,7 @@ static void test_flat_box(void) {
  * (fallback 1) and in both counters, fallbacks and finished_ap.  The flat box with one Routh
  * step of a tenth of the reference impulse cannot stop its 4 corners in that step. */
 static void test_finish_counters(void) {
-  const char* xml = "<mujoco><option timestep='0.001'/>"
-      PLUGIN("<config key='max_steps' value='1'/><config key='step' value='0.1'/>")
-      "<worldbody><geom type='plane' size='5 5 .1' gap='0.003'/>"
-      "<body pos='0 0 .06'><freejoint/><geom type='box' size='.1 .1 .05' mass='1' gap='0.003'/></body>"
-      "</worldbody></mujoco>";
+  const char* xml = FLAT_BOX(CFG("max_steps", "1") CFG("step", "0.1"));
   mjModel* m = load(write_model("finish", xml));
   mjData* d = mj_makeData(m);
   svi_instance* in = svi_instance_of(m, d);
