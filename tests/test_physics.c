@@ -619,6 +619,48 @@ static void test_factor_cache(void) {
   }
 }
 
+/* The first step's candidates by budget cell (svi_modes.c, pattern_cells) change no bit: random
+ * planar events of one, two and three contacts at high friction, 3000 samples of Algorithm 1
+ * each (the table is built at step 1024), on one instance with the table and one without
+ * (pattern_cells_off): every sample's v+ the same bits; and the cells must be the path taken
+ * (where the CPU has AVX2 and FMA). */
+static void test_first_step_cells(void) {
+  enum { K = 3000 };
+  long long used[4] = {0}, samples = 0;
+  int differ = 0, events[4] = {0};
+  for (int t = 0; t < 24; t++) {
+    rp_problem p;
+    planar_event(&p, t, 9393);
+    svi_problem_def def = rp_def(&p);
+    svi_impact *a = svi_impact_create(def.nv, def.nc, def.nt), *b = svi_impact_create(def.nv, def.nc, def.nt);
+    if (!a || !b || svi_impact_setup(a, &def, NULL, 0) != SVI_OK || svi_impact_setup(b, &def, NULL, 0) != SVI_OK) {
+      CHECK(0, "cells: setup of event %d", t);
+      svi_impact_destroy(a); svi_impact_destroy(b);
+      continue;
+    }
+    b->pattern_cells_off = 1;
+    svi_routh_config c = svi_routh_default_config();
+    c.seed = 77 + (uint64_t)t;
+    for (int k = 0; k < K; k++) {
+      double va[RP_NV], vb[RP_NV];
+      svi_routh_sample(a, &c, NULL, (uint64_t)k, va, NULL, NULL, 0, NULL);
+      svi_routh_sample(b, &c, NULL, (uint64_t)k, vb, NULL, NULL, 0, NULL);
+      samples++;
+      if (memcmp(va, vb, sizeof(double) * (size_t)def.nv)) { differ++; break; }
+    }
+    used[def.nc] += a->pattern_cell_steps;
+    events[def.nc]++;
+    CHECK(b->pattern_cell_steps == 0, "cells: off, yet %lld steps took them", b->pattern_cell_steps);
+    svi_impact_destroy(a); svi_impact_destroy(b);
+  }
+  CHECK(differ == 0, "cells: %d of 24 events gave other bits with the table", differ);
+  for (int nc = 1; nc <= 3; nc++)
+    CHECK(!svi_have_avx2() || used[nc] > events[nc] * K / 2, "cells: %lld first steps of %d %d-contact events took "
+          "their cell's candidates", used[nc], events[nc], nc);
+  printf("first-step cells: %lld samples of 24 planar events bit-identical with and without the table; "
+         "first steps through it: %lld, %lld, %lld (1, 2, 3 contacts)\n", samples, used[1], used[2], used[3]);
+}
+
 /* The spatial pattern maps (svi_modes.c, spatial_fast: up to two contacts, with many samples of
  * one event) against the direct solve of every pattern (svi_impact_set_step_solve): the same
  * outcomes in the same order, each within 1e-9 of the approach speed, over random one- and
@@ -1020,6 +1062,7 @@ int main(int argc, char** argv) {
   test_pruning_exact();
   test_spatial_modes_vs_enumeration();
   test_factor_cache();
+  test_first_step_cells();
   test_spatial_maps_vs_solve();
   test_spatial_random_lemke_misses();
   test_determinism();

@@ -176,6 +176,8 @@ struct svi_impact {
   double  pattern_lhi[4];  /* the largest first-step budget of each contact seen while learning */
   double  pattern_cell_inv[4];   /* SVI_CELLS(nc) / lhi */
   int     pattern_cells_ok, pattern_cell_words;
+  int     pattern_cells_off;      /* tests: never build the table (every first step scans all) */
+  long long pattern_cell_steps;   /* first steps that took their cell's candidates */
   /* spatial enumeration (nt = 2), per contact and mode (svi_modes.c): the mode's unknowns and
    * equations (per event), Wr times each unknown's direction (per event), the impulse fixed by
    * the budget and Wr times it (per step) */

@@ -495,10 +495,11 @@ static void pattern_prefix(svi_impact* s) {
  * first-step budget seen in the learning steps, the cells widened by 1e-9 lhi against the
  * rounding of the cell index; a budget outside the box, or not finite, scans every pattern. */
 static void pattern_cells(svi_impact* s) {
-  enum { RMAX = 8 * MODE_MAX_NC, GMAX = 64 };
+  enum { RMAX = 8 * 3, AMAX = 512 };   /* rows of a pattern (8 a contact); max of 8 nc nc G: 512 */
   int nc = s->nc, m2 = 2 * nc, ng = 3 * nc, G = SVI_CELLS(nc), total = s->n_patterns, ncell = 1;
   int words = (s->pattern_npad + 63) / 64;
   double w[MODE_MAX_NC], d[MODE_MAX_NC];
+  if (s->pattern_cells_off) return;
   for (int i = 0; i < nc; i++) {
     double l = s->pattern_lhi[i];
     if (!(l > 0 && l < INFINITY)) return;
@@ -513,18 +514,17 @@ static void pattern_cells(svi_impact* s) {
   /* per pattern, per row: the budget terms' smallest value on each contact's cell c, A[r][i][c],
    * and the row's threshold: excluded on a cell iff sum_i A[r][i][c_i] > tau - pre + margin (the
    * margin from the whole box's magnitude, at least the cell's) */
-  static _Thread_local double A[RMAX][MODE_MAX_NC][GMAX];
-  double thr[RMAX];
+  double A[AMAX], thr[RMAX];   /* A[(q nc + i) G + c] */
   for (int p = 0; p < total; p++) {
     int r0 = s->pattern_row0[p], nr = s->pattern_row0[p + 1] - r0, b0 = s->pattern_blk0[p];
-    if (nr > RMAX) nr = 0;   /* never: at most 8 rows a contact; then no row excludes */
+    if (nr > 8 * nc || nc > 3) nr = 0;   /* never (8 rows a contact, nc <= 3): no row excludes */
     for (int q = 0; q < nr; q++) {
       const double* F = s->pattern_F + (size_t)(r0 + q) * ng;
       double v = pre[4 * (b0 + q / 4) + q % 4], mag = fabs(v);
       for (int i = 0; i < nc; i++) {
         double f = F[m2 + i];
         mag += fabs(f) * (s->pattern_lhi[i] + d[i]);
-        for (int c = 0; c < G; c++) A[q][i][c] = f >= 0 ? f * (c * w[i] - d[i]) : f * ((c + 1) * w[i] + d[i]);
+        for (int c = 0; c < G; c++) A[(q * nc + i) * G + c] = f >= 0 ? f * (c * w[i] - d[i]) : f * ((c + 1) * w[i] + d[i]);
       }
       thr[q] = s->pattern_tau[r0 + q] - v + 1e-12 * mag;   /* NaN: never excluded */
     }
@@ -532,9 +532,11 @@ static void pattern_cells(svi_impact* s) {
     for (int cell = 0; cell < ncell; cell++) {   /* cell = c0 + G c1 + G^2 c2 */
       int c0 = cell % G, c1 = cell / G % G, c2 = cell / G / G, q = 0;
       switch (nc) {   /* the first row that excludes the pattern on the cell, if any */
-      case 1: while (q < nr && !(A[q][0][c0] > thr[q])) q++; break;
-      case 2: while (q < nr && !(A[q][0][c0] + A[q][1][c1] > thr[q])) q++; break;
-      default: while (q < nr && !(A[q][0][c0] + A[q][1][c1] + A[q][2][c2] > thr[q])) q++; break;
+      case 1: while (q < nr && !(A[q * G + c0] > thr[q])) q++; break;
+      case 2: while (q < nr && !(A[2 * q * G + c0] + A[(2 * q + 1) * G + c1] > thr[q])) q++; break;
+      default:
+        while (q < nr && !(A[3 * q * G + c0] + A[(3 * q + 1) * G + c1] + A[(3 * q + 2) * G + c2] > thr[q])) q++;
+        break;
       }
       if (q == nr) cw[(size_t)cell * words] |= bit;
     }
@@ -1752,6 +1754,7 @@ static inline __attribute__((always_inline)) int planar_fast_nc(svi_impact* s, c
 #ifdef SVI_AVX2_KERNELS
   if (!learning && svi_have_avx2()) {   /* every row of every pattern checked, the outcomes found */
     const uint64_t* cand = first && s->pattern_cells_ok ? cell_of(s, g + m2, nc) : NULL;
+    s->pattern_cell_steps += cand != NULL;
     count = step_avx2(s, g, ng, first, cand, dtol, found);
     na = 0;
   } else
