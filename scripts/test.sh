@@ -13,7 +13,7 @@ cmake --build build -j "$JOBS"
 
 # the scalar twins of the AVX2 kernels give the release build's outcome bits
 cmake -S . -B build-scalar -DCMAKE_BUILD_TYPE=Release -DSVI_WERROR=ON -DCMAKE_C_FLAGS=-DSVI_NO_MULTIVERSION > /dev/null
-cmake --build build-scalar -j "$JOBS" --target svi-bench svi-bench-plugin
+cmake --build build-scalar -j "$JOBS" --target svi-bench svi-bench-plugin svi-sample
 tests/bench/same_bits.sh build build-scalar
 
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSVI_WERROR=ON -DSVI_SANITIZE=ON > /dev/null

@@ -438,6 +438,12 @@ static int pattern_linear_map(const svi_impact* s, const int* mode, double* X, d
 
 static void pick_packed_rows(svi_impact* s);
 
+/* acc = fma(a, b, acc) lane by lane: the scalar twin of the AVX2 kernels' _mm256_fmadd_pd (in
+ * place, by pointer: a vector argument or return needs AVX in the ABI) */
+static inline void fma4(svi_v4d* acc, const svi_v4d* a, const svi_v4d* b) {
+  for (int l = 0; l < 4; l++) (*acc)[l] = fma((*a)[l], (*b)[l], (*acc)[l]);
+}
+
 /* sum_j a_j g0_j over g's velocity part (j < m2) in the full sum's order, t = a_0 g0_0, then
  * t = fma(a_j, g0_j, t) left to right (dot_ng): the full sum at g = [g0; l_max] is this partial
  * sum continued over the budget terms, the same operations, so the same bits.  stride: between
@@ -1333,6 +1339,58 @@ static inline __attribute__((always_inline)) int keep_spatial_outcome(svi_impact
   return count + 1;
 }
 
+#ifdef SVI_AVX2_KERNELS
+#include <immintrin.h>
+/* The patterns of the allowed modes (contact 0 fastest, the enumeration's order) that the
+ * pattern loop of spatial_fast_nc goes on with, into out: the singular ones (solved directly)
+ * and the mapped ones whose normal rows pass their bounds; *mapped counts the patterns that are
+ * not SMAP_NEVER (patterns_solved).  Each normal row four lanes an AVX2 vector, its sum over j
+ * left to right with a separate multiply and add: smap_eval's values bit for bit, and the same
+ * comparisons (ordered: a NaN passes), so the same patterns as the scalar loop. */
+__attribute__((target("avx2,fma"), always_inline)) static inline int spatial_normals_nc(
+    const svi_impact* s, const double* g, const int nc, int list[][S_MODES_MAX], const int* cnt,
+    svi_v4i lo[][S_MODES], svi_v4i hi[][S_MODES], int* out, long long* mapped) {
+  const int ng = 4 * nc, ld = 4 * (1 + nc);   /* g's length; a map row's doubles (B[j ld + k]) */
+  __m256d gv[8];
+  for (int j = 0; j < ng; j++) gv[j] = _mm256_broadcast_sd(g + j);
+  int n = 0;
+  long long m = 0;
+  for (int k1 = 0; k1 < cnt[1]; k1++) {
+    int m1 = list[1][k1];
+    __m256d l1 = _mm256_setzero_pd(), h1 = _mm256_setzero_pd();
+    if (nc == 2) {
+      l1 = _mm256_loadu_pd((const double*)&lo[1][m1]);
+      h1 = _mm256_loadu_pd((const double*)&hi[1][m1]);
+    }
+    for (int k0 = 0; k0 < cnt[0]; k0++) {
+      int m0 = list[0][k0], p = m0 + S_MODES * m1, kind = s->smap_kind[p];
+      if (kind == SMAP_NEVER) continue;
+      m++;
+      if (kind == SMAP_DIRECT) { out[n++] = p; continue; }
+      const double* B = s->smap + (size_t)p * SVI_SMAP_STRIDE;
+      __m256d a = _mm256_mul_pd(_mm256_loadu_pd(B), gv[0]);
+      for (int j = 1; j < ng; j++) a = _mm256_fmadd_pd(_mm256_loadu_pd(B + j * ld), gv[j], a);
+      __m256d l = _mm256_or_pd(_mm256_loadu_pd((const double*)&lo[0][m0]), l1);
+      __m256d h = _mm256_or_pd(_mm256_loadu_pd((const double*)&hi[0][m0]), h1);
+      __m256d bad = _mm256_or_pd(_mm256_cmp_pd(a, l, _CMP_LT_OQ), _mm256_cmp_pd(a, h, _CMP_GT_OQ));
+      out[n] = p;
+      n += _mm256_movemask_pd(bad) == 0;
+    }
+  }
+  *mapped = m;
+  return n;
+}
+
+/* inlined for one and two contacts: g in registers, the sums unrolled (the same operations) */
+__attribute__((target("avx2,fma"))) static int spatial_normals_avx2(const svi_impact* s, const double* g, int nc,
+                                                               int list[][S_MODES_MAX], const int* cnt,
+                                                               svi_v4i lo[][S_MODES], svi_v4i hi[][S_MODES],
+                                                               int* out, long long* mapped) {
+  if (nc == 1) return spatial_normals_nc(s, g, 1, list, cnt, lo, hi, out, mapped);
+  return spatial_normals_nc(s, g, 2, list, cnt, lo, hi, out, mapped);
+}
+#endif
+
 /* The step outcomes of up to two spatial contacts through the event's pattern maps
  * (spatial_maps), for events sampled many times (not under svi_impact_set_step_solve): the
  * modes the velocity bounds allow (allowed_modes), each pattern of them in the enumeration's
@@ -1375,41 +1433,63 @@ static inline __attribute__((always_inline)) int spatial_fast_nc(svi_impact* s, 
   for (int j = 0; j < ng; j++) gv[j] = (svi_v4d){g[j], g[j], g[j], g[j]};
   unsigned char stepped[2][S_MODES] = {{0}};   /* spatial_step_slot made this step, for the direct solves */
   if (nc == 1) { list[1][0] = 0; cnt[1] = 1; }
-  for (int k1 = 0; k1 < cnt[1]; k1++) {   /* the enumeration's order: contact 0 fastest */
-    for (int k0 = 0; k0 < cnt[0]; k0++) {
-      mode[0] = list[0][k0];
-      mode[1] = list[1][k1];
-      int p = mode[0] + S_MODES * mode[1], kind = s->smap_kind[p];
-      if (kind == SMAP_NEVER) continue;
+  int order[S_MODES * S_MODES], norder = -1;   /* the AVX2 scan's patterns */
+#ifdef SVI_AVX2_KERNELS
+  if (svi_have_avx2()) {
+    long long mapped;
+    norder = spatial_normals_avx2(s, g, nc, list, cnt, lo, hi, order, &mapped);
+    s->patterns_solved += mapped;
+  }
+#endif
+  /* the enumeration's order, contact 0 fastest: the AVX2 scan's patterns, or every pattern with
+   * its normal rows checked here */
+  int n = norder >= 0 ? norder : cnt[0] * cnt[1];
+  for (int k = 0; k < n; k++) {
+    int p;
+    if (norder >= 0) p = order[k];
+    else {
+      p = list[0][k % cnt[0]] + S_MODES * list[1][k / cnt[0]];
+      if (s->smap_kind[p] == SMAP_NEVER) continue;
       s->patterns_solved++;
-      if (kind == SMAP_DIRECT) {   /* a singular pattern: as spatial_enumerate solves it */
-        for (int i = 0; i < nc; i++)
-          if (!stepped[i][mode[i]]) { spatial_step_slot(s, i, mode[i], lmax[i]); stepped[i][mode[i]] = 1; }
-        if (!spatial_pattern(s, mode, g, x, up) || !spatial_feasible(s, mode, lmax, x, up)) continue;
-      } else {
-        const double* B = s->smap + (size_t)p * SVI_SMAP_STRIDE;
+    }
+    mode[0] = p % S_MODES;
+    mode[1] = p / S_MODES;
+    if (s->smap_kind[p] == SMAP_DIRECT) {   /* a singular pattern: as spatial_enumerate solves it */
+      for (int i = 0; i < nc; i++)
+        if (!stepped[i][mode[i]]) { spatial_step_slot(s, i, mode[i], lmax[i]); stepped[i][mode[i]] = 1; }
+      if (!spatial_pattern(s, mode, g, x, up) || !spatial_feasible(s, mode, lmax, x, up)) continue;
+    } else {
+      const double* B = s->smap + (size_t)p * SVI_SMAP_STRIDE;
+      svi_v4d acc[3];
+      smap_eval(B, gv, ng, nvec, 0, 1, acc);   /* the normal rows first: most patterns fail there */
+      if (norder < 0) {   /* the AVX2 scan's test: its values by fma (spatial_normals_avx2) */
         svi_v4i li = lo[0][mode[0]], hi_ = hi[0][mode[0]];
         if (nc == 2) { li |= lo[1][mode[1]]; hi_ |= hi[1][mode[1]]; }
-        svi_v4d acc[3], l, h;
+        svi_v4d l, h, a, c;
         memcpy(&l, &li, sizeof(l));
         memcpy(&h, &hi_, sizeof(h));
-        smap_eval(B, gv, ng, nvec, 0, 1, acc);   /* the normal rows first: most patterns fail there */
-        svi_v4i bad = (acc[0] < l) | (acc[0] > h);
-        if (bad[0] | bad[1] | bad[2] | bad[3]) continue;
-        smap_eval(B, gv, ng, nvec, 1, nvec, acc);
-        memcpy(v, &acc[0], sizeof(acc[0]) * nvec);
-        for (int i = 0; i < nc; i++) {
-          x[3 * i] = v[i];
-          up[3 * i] = v[nc + i];
-          x[3 * i + 1] = v[4 + 2 * i];
-          x[3 * i + 2] = v[4 + 2 * i + 1];
-          up[3 * i + 1] = v[4 + 2 * nc + 2 * i];
-          up[3 * i + 2] = v[4 + 2 * nc + 2 * i + 1];
+        memcpy(&c, B, sizeof(c));
+        a = c * gv[0];
+        for (int j = 1; j < ng; j++) {
+          memcpy(&c, B + j * 4 * nvec, sizeof(c));
+          fma4(&a, &c, &gv[j]);
         }
-        if (!spatial_friction_ok(s, nc, mode, x, up)) continue;
+        svi_v4i bad = (a < l) | (a > h);
+        if (bad[0] | bad[1] | bad[2] | bad[3]) continue;
       }
-      count = keep_spatial_outcome(s, count, nc, x, up, g, dtol);
+      smap_eval(B, gv, ng, nvec, 1, nvec, acc);
+      memcpy(v, &acc[0], sizeof(acc[0]) * nvec);
+      for (int i = 0; i < nc; i++) {
+        x[3 * i] = v[i];
+        up[3 * i] = v[nc + i];
+        x[3 * i + 1] = v[4 + 2 * i];
+        x[3 * i + 2] = v[4 + 2 * i + 1];
+        up[3 * i + 1] = v[4 + 2 * nc + 2 * i];
+        up[3 * i + 2] = v[4 + 2 * nc + 2 * i + 1];
+      }
+      if (!spatial_friction_ok(s, nc, mode, x, up)) continue;
     }
+    count = keep_spatial_outcome(s, count, nc, x, up, g, dtol);
   }
   return count;
 }
@@ -1487,11 +1567,6 @@ static inline double dot_ng(const double* a, const double* g, int ng) {
   return t;
 }
 
-/* acc = fma(a, b, acc) lane by lane: the scalar twin of the AVX2 kernels' _mm256_fmadd_pd (in
- * place, by pointer: a vector argument or return needs AVX in the ABI) */
-static inline void fma4(svi_v4d* acc, const svi_v4d* a, const svi_v4d* b) {
-  for (int l = 0; l < 4; l++) (*acc)[l] = fma((*a)[l], (*b)[l], (*acc)[l]);
-}
 
 /* The patterns that pass both packed rows, in increasing order, into idx; returns how many.
  * Both rows of a group of four patterns (pattern_pk) four lanes a GCC vector, each lane's sum

@@ -3,7 +3,9 @@
 # example under every branch rule gives the same hash of its v+ from BUILD_A's svi-bench (the
 # AVX2 clones on a CPU that has them) and BUILD_B's (built with -DSVI_NO_MULTIVERSION); and one
 # large event (a box landing on a stack of 12 boxes: 48 contacts, LCPs of 288 and 336 rows, the
-# product-form paths only n >= 64 takes) gives the same hash of qvel from both svi-bench-plugin.
+# product-form paths only n >= 64 takes) gives the same hash of qvel from both svi-bench-plugin;
+# and Algorithm 2 on a box landing on an edge (two spatial contacts: the spatial pattern maps and
+# their AVX2 scan, svi_modes.c) writes the same CSV from both svi-sample.
 # Usage: tests/bench/same_bits.sh BUILD_A BUILD_B [SAMPLES]
 set -euo pipefail
 A=$1 B=$2 K=${3:-3000}
@@ -23,5 +25,11 @@ b=$("$B/svi-bench-plugin" --impact "$model" 1)
 if [ "${a##*hash of qvel }" != "${b##*hash of qvel }" ]; then
   echo "DIFFERENT: tower of 12"; echo "  $A: $a"; echo "  $B: $b"; status=1
 fi
-[ $status -eq 0 ] && echo "same bits: 6 examples x 4 rules, $K samples each, and a 48-contact event ($A vs $B)"
+root=$(cd "$(dirname "$0")/../.." && pwd)
+csv_a=$(mktemp) csv_b=$(mktemp)
+"$A/svi-sample" --model "$root/models/scenes/box_edge.xml" --samples "$K" --threads 2 --csv "$csv_a" --plot - > /dev/null
+"$B/svi-sample" --model "$root/models/scenes/box_edge.xml" --samples "$K" --threads 2 --csv "$csv_b" --plot - > /dev/null
+if ! cmp -s "$csv_a" "$csv_b"; then echo "DIFFERENT: box_edge Algorithm 2 samples"; status=1; fi
+rm -f "$csv_a" "$csv_b"
+[ $status -eq 0 ] && echo "same bits: 6 examples x 4 rules, $K samples each, a 48-contact event, and $K Algorithm 2 samples of a box on an edge ($A vs $B)"
 exit $status
