@@ -379,6 +379,44 @@ static void test_finish_counters(void) {
   mj_deleteData(d); mj_deleteModel(m);
 }
 
+/* An event beyond the exact solvers' reach is left to MuJoCo at once: a plate of 13 x 13 sphere
+ * feet (169 spatial contacts, a step LCP of 1 183 rows) landing flat, with a chain of 60 hinges
+ * on it (66 dofs in its tree, over the low-rank Lemke's 64), would run Lemke on the explicit
+ * tableau, minutes an event.  It must be said, counted as a fallback, not logged, and the run
+ * must go on. */
+static void test_event_too_large(void) {
+  static char xml[65536];
+  int n = snprintf(xml, sizeof(xml),
+      "<mujoco><option timestep='0.001'/>" PLUGIN(CFG("max_contacts", "256"))
+      "<worldbody><geom type='plane' size='5 5 .1' gap='0.003'/><body pos='0 0 0.03'><freejoint/>"
+      "<geom type='box' size='.3 .3 .01' pos='0 0 .02' mass='1' contype='0' conaffinity='0'/>");
+  for (int i = 0; i < 13; i++)
+    for (int j = 0; j < 13; j++)
+      n += snprintf(xml + n, sizeof(xml) - (size_t)n, "<geom type='sphere' size='.01' pos='%g %g 0' mass='.001' gap='0.003'/>",
+                    -0.24 + 0.04 * i, -0.24 + 0.04 * j);
+  for (int k = 0; k < 60; k++)
+    n += snprintf(xml + n, sizeof(xml) - (size_t)n, "<body pos='0 0 .01'><joint type='hinge' axis='1 0 0' damping='.01'/>"
+                  "<geom type='capsule' size='.002 .004' mass='.001' contype='0' conaffinity='0'/>");
+  for (int k = 0; k < 60; k++) n += snprintf(xml + n, sizeof(xml) - (size_t)n, "</body>");
+  snprintf(xml + n, sizeof(xml) - (size_t)n, "</body></worldbody><keyframe><key name='impact' qpos='0 0 0.0105 1 0 0 0'"
+           " qvel='0 0 -1 0 0 0'/></keyframe></mujoco>");
+  mjModel* m = load(write_model("too_large", xml));
+  mjData* d = mj_makeData(m);
+  mj_resetDataKeyframe(m, d, 0);
+  svi_instance* in = svi_instance_of(m, d);
+  int nan = 0;
+  for (int i = 0; i < 50; i++) {
+    mj_step(m, d);
+    for (int k = 0; k < m->nv; k++) nan |= !isfinite(d->qvel[k]);
+  }
+  svi_counters c = svi_instance_counters(in);
+  CHECK(m->nv == 66 && !nan, "too large: nv %d, NaN %d", (int)m->nv, nan);
+  CHECK(c.events == 0 && c.fallbacks >= 1 && strstr(svi_instance_message(in), "beyond the exact solvers' reach") &&
+        strstr(svi_instance_message(in), "169 contacts on 66 dofs"),
+        "too large: %lld events, %lld fallbacks, message '%s'", c.events, c.fallbacks, svi_instance_message(in));
+  mj_deleteData(d); mj_deleteModel(m);
+}
+
 /* --- an event among bodies resting elsewhere -----------------------------------------------
  * A box lands flat next to boxes resting on the floor (one alone, two stacked).  The event holds
  * the landing box's 4 contacts only: the others touch, but their trees are not connected to an
@@ -911,6 +949,7 @@ int main(int argc, char** argv) {
   test_block_log();
   test_flat_box();
   test_finish_counters();
+  test_event_too_large();
   test_unrelated_rest();
   test_event_dofs();
   test_pseudo_impulse();

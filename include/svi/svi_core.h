@@ -165,6 +165,12 @@ void svi_impact_set_step_solve(svi_impact* s, int on);
 
 int    svi_impact_nv(const svi_impact* s);
 int    svi_impact_nc(const svi_impact* s);
+/* The rows of the step LCP (75) of the problem set up, and 1 if its Lemke solves can only run on
+ * the explicit tableau: more than 1024 rows (the dense solver's product form) and more than 64
+ * velocities (the low-rank solver's limit).  Each pivot then rewrites n x (2n + 2) doubles (70 MB
+ * at n = 2 086), and one event takes minutes (docs/usage.md, "Cost"). */
+int    svi_impact_lcp_rows(const svi_impact* s);
+int    svi_impact_tableau_only(const svi_impact* s);
 /* J_n v for a velocity v (nc values) */
 void   svi_impact_normal_velocity(const svi_impact* s, const double* v, double* vn);
 /* J_t v (nc*nt values) */

@@ -1132,6 +1132,8 @@ int svi_impact_lemke(svi_impact* s, int routh, const double* q, const double* d,
 
 int svi_impact_nv(const svi_impact* s) { return s->nv; }
 int svi_impact_nc(const svi_impact* s) { return s->nc; }
+int svi_impact_lcp_rows(const svi_impact* s) { return s->n_routh; }
+int svi_impact_tableau_only(const svi_impact* s) { return !s->lowrank && s->n_routh > SVI_PFI_NMAX; }
 
 void svi_impact_normal_velocity(const svi_impact* s, const double* v, double* vn) {
   svi_matvec(s->nc, s->nv, s->Jbar, v, vn);

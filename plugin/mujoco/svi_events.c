@@ -707,6 +707,15 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
     in->counters.fallbacks += !in->preview;
     return 0;
   }
+  if (svi_impact_tableau_only(in->imp)) {   /* minutes an event: left to MuJoCo, said, counted */
+    svi_report(in, SVI_WARN_SETUP,
+               "svi.impact: an impact at t = %g is left to MuJoCo: its event has %d contacts on %d dofs, a step "
+               "LCP of %d rows, beyond the exact solvers' reach (the dense Lemke's product form holds 1024 "
+               "rows, the low-rank Lemke 64 dofs; the explicit tableau would take minutes an event; "
+               "docs/usage.md, \"Cost\")", d->time, nc, nve, svi_impact_lcp_rows(in->imp));
+    in->counters.fallbacks += !in->preview;
+    return 0;
+  }
 
   /* the check's energy is the event's dofs'; the record's the model's, the rest's part unchanged */
   event_ctx e = {law, index, nc, nt, napproach, 0, svi_impact_kinetic_energy(in->imp, in->ve),
