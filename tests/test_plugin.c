@@ -376,6 +376,8 @@ static void test_finish_counters(void) {
   CHECK(c.events == svi_event_count(in) && c.fallbacks == fb && c.finished_ap == ap,
         "finish by (31): counters fallbacks %lld, finished_ap %lld against the records' %d and %d",
         c.fallbacks, c.finished_ap, fb, ap);
+  CHECK(strstr(svi_instance_message(in), "after max_steps = 1 Routh steps") != NULL,
+        "finish by (31): said, pointing to max_steps ('%s')", svi_instance_message(in));
   mj_deleteData(d); mj_deleteModel(m);
 }
 

@@ -621,7 +621,14 @@ static int resolve_outcome(svi_instance* in, const mjModel* m, mjData* d, event_
   int nc = e->nc, nt = e->nt, lcps = 0, steps = 0, finish = 0, fallback = 0;
   svi_law law = e->law;
   int st = apply_law(in, law, seed, e->index, nc, vplus, &lcps, &steps, &finish);
-  if (finish == SVI_FINISH_AP) fallback = 1;
+  if (finish == SVI_FINISH_AP) {
+    fallback = 1;
+    if (!in->preview)
+      svi_report(in, SVI_WARN_FINISH,
+                 "svi.impact: the impact at t = %g was still colliding after max_steps = %d Routh steps and was "
+                 "finished by the simultaneous law (31) (a fallback, counted in finished_ap); a larger max_steps "
+                 "or step gives the set-valued law's own outcomes (docs/usage.md)", d->time, in->cfg.max_steps);
+  }
   if (!acceptable(in, nc, st, vplus, e->ke0) && law != SVI_LAW_SIMULTANEOUS) {
     int l2 = 0, s2 = 0, f2 = 0;
     st = apply_law(in, SVI_LAW_SIMULTANEOUS, seed, e->index, nc, vplus, &l2, &s2, &f2);
@@ -652,6 +659,7 @@ static int resolve_outcome(svi_instance* in, const mjModel* m, mjData* d, event_
   ev->nt = nt;
   ev->ke_before = e->ke_model;
   ev->ke_after = native ? e->ke_model : e->ke_model - e->ke0 + svi_impact_kinetic_energy(in->imp, vplus);
+  if (ev->ke_after < 0) ev->ke_after = 0;   /* a body stopped dead: the difference's rounding */
   record_contacts(in, d, ev, nc, nt, !native, native ? in->ve : vplus);
   return !native;
 }
@@ -708,7 +716,7 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
     return 0;
   }
   if (svi_impact_tableau_only(in->imp)) {   /* minutes an event: left to MuJoCo, said, counted */
-    svi_report(in, SVI_WARN_SETUP,
+    svi_report(in, SVI_WARN_TOOLARGE,
                "svi.impact: an impact at t = %g is left to MuJoCo: its event has %d contacts on %d dofs, a step "
                "LCP of %d rows, beyond the exact solvers' reach (the dense Lemke's product form holds 1024 "
                "rows, the low-rank Lemke 64 dofs; the explicit tableau would take minutes an event; "

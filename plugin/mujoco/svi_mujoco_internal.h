@@ -79,7 +79,8 @@ enum {
   SVI_WARN_RK4 = 1 << 0, SVI_WARN_PASSIVE = 1 << 1, SVI_WARN_OVERFLOW = 1 << 2,
   SVI_WARN_SETUP = 1 << 3, SVI_WARN_SLEEP = 1 << 4, SVI_WARN_FLEX = 1 << 5,
   SVI_WARN_TOUCH = 1 << 6, SVI_WARN_CONTACTFULL = 1 << 7, SVI_WARN_FALLBACK = 1 << 8,
-  SVI_WARN_NOGAP = 1 << 9, SVI_WARN_UNUSED = 1 << 10
+  SVI_WARN_NOGAP = 1 << 9, SVI_WARN_UNUSED = 1 << 10, SVI_WARN_TOOLARGE = 1 << 11,
+  SVI_WARN_FINISH = 1 << 12
 };
 /* report a message once per instance and kind: mju_warning and svi_instance_message */
 void svi_report(svi_instance* in, int kind, const char* fmt, ...);

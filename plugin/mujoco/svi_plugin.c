@@ -186,12 +186,25 @@ static void geom_label(const mjModel* m, int g, char* buf, size_t n) {
   else snprintf(buf, n, "#%d", g);
 }
 
+/* 1 if MuJoCo's broad phase never pairs geoms of bodies b1, b2 (mj_collision's body filter):
+ * one weld body (two static bodies included), a weld body and its weld parent unless the parent
+ * filter is disabled (neither being the world), or an excluded pair */
+static int bodies_filtered(const mjModel* m, int b1, int b2) {
+  int w1 = m->body_weldid[b1], w2 = m->body_weldid[b2];
+  if (w1 == w2) return 1;
+  int p1 = m->body_weldid[m->body_parentid[w1]], p2 = m->body_weldid[m->body_parentid[w2]];
+  if (!(m->opt.disableflags & mjDSBL_FILTERPARENT) && w1 != 0 && w2 != 0 && (w1 == p2 || w2 == p1)) return 1;
+  int sig = b1 < b2 ? (b1 << 16) + b2 : (b2 << 16) + b1;
+  for (int e = 0; e < m->nexclude; e++) if (m->exclude_signature[e] == sig) return 1;
+  return 0;
+}
+
 /* Settings that will not do what the model's author probably meant: said once, at mj_makeData. */
 static void check_settings(svi_instance* in, const mjModel* m) {
   for (int i = 0; i < m->ngeom; i++) {
     for (int j = i + 1; j < m->ngeom; j++) {
       int collide = (m->geom_contype[i] & m->geom_conaffinity[j]) || (m->geom_contype[j] & m->geom_conaffinity[i]);
-      if (!collide || m->geom_bodyid[i] == m->geom_bodyid[j]) continue;
+      if (!collide || bodies_filtered(m, m->geom_bodyid[i], m->geom_bodyid[j])) continue;
       if (m->geom_margin[i] + m->geom_margin[j] + m->geom_gap[i] + m->geom_gap[j] >= in->cfg.band) continue;
       in->gapless_pairs = 1;   /* the touching list's carry (svi_events.c) is needed */
       char a[64], b[64];

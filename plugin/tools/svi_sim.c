@@ -95,15 +95,18 @@ int main(int argc, char** argv) {
   long long events = 0;
   int badqacc = d->warning[mjWARN_BADQACC].number;
   long long nstep = (long long)ceil(T / m->opt.timestep - 1e-9);   /* --time 2 at dt 0.001: 2000 steps */
+  double t_reached = d->time;   /* before a reset of MuJoCo's puts the time back to 0 */
   for (long long k = 0; k < nstep; k++) {
+    t_reached = d->time;
     mj_step(m, d);
     for (int i = 0; i < m->nv; i++) if (!isfinite(d->qvel[i])) bad = 1;
     /* MuJoCo resets a diverging simulation itself (time back to 0): report it and stop rather than
      * replay the run forever */
     if (d->warning[mjWARN_BADQACC].number > badqacc) {
       reset = 1;
-      printf("  MuJoCo reset the simulation: bad acceleration (warning info %d); the model diverges "
-             "natively, stopping here\n", d->warning[mjWARN_BADQACC].lastinfo);
+      printf("  MuJoCo reset the simulation: bad acceleration after t = %g (warning info %d); the run "
+             "diverged, stopping here (under an explicit integrator a body spun up by impacts can diverge: "
+             "implicitfast may help)\n", t_reached, d->warning[mjWARN_BADQACC].lastinfo);
     }
     if (in) {
       svi_counters c = svi_instance_counters(in);
@@ -124,12 +127,14 @@ int main(int argc, char** argv) {
     svi_counters c = svi_instance_counters(in);
     char ke[32] = "n/a";   /* no event measured it (the native law's events are not) */
     if (c.max_energy_ratio > 0) snprintf(ke, sizeof(ke), "%.4f", c.max_energy_ratio);
-    printf("  %.3f s simulated: %lld steps, %lld impact events, %lld LCPs, %lld fallbacks, %lld finished by (31), "
-           "max KE+/KE- %s%s\n", d->time, c.steps, c.events, c.lcps, c.fallbacks, c.finished_ap, ke,
-           bad ? ", NON-FINITE STATE" : "");
+    char over[64] = "";
+    if (c.touch_overflow) snprintf(over, sizeof(over), " (%lld steps over max_contacts)", c.touch_overflow);
+    printf("  %.3f s simulated: %lld steps, %lld impact events, %lld LCPs, %lld fallbacks%s, %lld finished by (31), "
+           "max KE+/KE- %s%s\n", reset ? t_reached : d->time, c.steps, c.events, c.lcps, c.fallbacks, over,
+           c.finished_ap, ke, bad ? ", NON-FINITE STATE" : "");
     if (svi_instance_message(in)[0]) printf("  last message: %s\n", svi_instance_message(in));
   } else {
-    printf("  %.3f s simulated%s\n", d->time, bad ? ", NON-FINITE STATE" : "");
+    printf("  %.3f s simulated%s\n", reset ? t_reached : d->time, bad ? ", NON-FINITE STATE" : "");
   }
   mj_deleteData(d);
   mj_deleteModel(m);
