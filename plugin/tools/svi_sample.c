@@ -564,8 +564,12 @@ int main(int argc, char** argv) {
          st.h, st.h / fmax(svi_impact_reference_impulse(s), 1e-300), svi_impact_reference_impulse(s),
          cfg.routh.max_steps, st.eps, st.psi);
   const char* brn[] = {"lemke", "random", "enumerate", "auto"};
-  printf("  %lld samples (%s budgets), branch %s, seed %llu\n", M,
-         cfg.routh.budget == SVI_BUDGET_SOBOL ? "Sobol" : "uniform", brn[cfg.routh.branch], o.seed);
+  char why[96] = "";
+  if (o.budget == SVI_BUDGET_SOBOL && cfg.routh.budget != SVI_BUDGET_SOBOL)
+    snprintf(why, sizeof(why), ": %d contacts x %d steps exceed the %d Sobol dimensions", nc, cfg.routh.max_steps,
+             SVI_SOBOL_MAXDIM);
+  printf("  %lld samples (%s budgets%s), branch %s, seed %llu\n", M,
+         cfg.routh.budget == SVI_BUDGET_SOBOL ? "Sobol" : "uniform", why, brn[cfg.routh.branch], o.seed);
   printf("  accepted %lld / %lld (%.2f%%), failed %lld", st.accepted, M, 100.0 * st.accepted / M, st.failed);
   if (st.colliding || st.rejected)   /* why the others are not in the set (Algorithm 2's C(q0) removal) */
     printf("; not accepted: %lld still colliding after N + 1 steps, %lld failed the outcome checks",
