@@ -189,8 +189,13 @@ static int from_model(const char* path, const char* key, problem* p) {
   if (key && kid < 0) { fprintf(stderr, "svi-sample: %s has no keyframe '%s'\n", path, key); return 0; }
   if (kid >= 0) mj_resetDataKeyframe(m, d, kid);
   while (svi_event_count(in) == 0 && d->time < 10) mj_step(m, d);
-  if (svi_event_count(in) == 0) {
-    fprintf(stderr, "svi-sample: %s has no impact event in its first 10 s\n", path);
+  if (svi_event_count(in) == 0) {   /* none, or none the plugin resolved (its last message says why) */
+    svi_counters c = svi_instance_counters(in);
+    if (c.fallbacks > 0)
+      fprintf(stderr, "svi-sample: %s has no impact event the plugin resolved in its first 10 s (%lld left to "
+              "MuJoCo; the plugin said: %s)\n", path, c.fallbacks, svi_instance_message(in));
+    else
+      fprintf(stderr, "svi-sample: %s has no impact event in its first 10 s\n", path);
     return 0;
   }
   double t_event = svi_event_get(in, 0)->time;
