@@ -29,6 +29,18 @@ static double bench_now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+// FNV-1a over every bit of n doubles, continuing from h (start: BENCH_FNV0): the bit-identity
+// hashes the benchmarks print (same_bits.sh compares them between builds)
+#define BENCH_FNV0 1469598103934665603ULL
+static inline uint64_t bench_fnv(uint64_t h, const double* x, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    uint64_t b;
+    memcpy(&b, x + i, sizeof(b));
+    h = (h ^ b) * 1099511628211ULL;
+  }
+  return h;
+}
+
 // best of 5 runs of a 2e7-link dependent multiply-add chain: GHz estimate (4 cycles per link,
 // x86-64 only: elsewhere a link is one fused multiply-add of core-dependent latency; 0 = none)
 static double bench_machine_ghz(void) {

@@ -317,15 +317,11 @@ static int run_one(const char* name, const char* rule, long long K) {
   c.branch = !strcmp(rule, "lemke") ? SVI_BRANCH_LEMKE : !strcmp(rule, "random") ? SVI_BRANCH_RANDOM
            : !strcmp(rule, "enumerate") ? SVI_BRANCH_ENUMERATE : SVI_BRANCH_AUTO;
   double v[SVI_EX_MAX_NV], sum = 0;
-  uint64_t hash = 1469598103934665603ULL;   /* FNV-1a of every v+ bit: a bit-identity check */
+  uint64_t hash = BENCH_FNV0;   /* every v+ bit: a bit-identity check */
   for (long long k = 0; k < K; k++) {
     svi_routh_sample(s, &c, NULL, (uint64_t)k, v, NULL, NULL, 0, NULL);
     sum += v[0];
-    for (int i = 0; i < def.nv; i++) {
-      uint64_t b;
-      memcpy(&b, v + i, sizeof(b));
-      hash = (hash ^ b) * 1099511628211ULL;
-    }
+    hash = bench_fnv(hash, v, (size_t)def.nv);
   }
   printf("%lld samples of %s (%s), sum of v+[0] %.17g, hash of v+ %016llx\n", K, name,
          branch_name(c.branch), sum, (unsigned long long)hash);

@@ -481,12 +481,7 @@ static int impact_mode(const char* path, int reps) {
   if (!in) { free_pair(&p); return 1; }
   svi_event ev = *svi_event_get(in, 0);
   impact_steps(in, &p, reps);
-  uint64_t hash = 1469598103934665603ULL;   /* FNV-1a of the last impact step's qvel: a bit-identity check */
-  for (int i = 0; i < p.m->nv; i++) {
-    uint64_t b;
-    memcpy(&b, p.d->qvel + i, sizeof(b));
-    hash = (hash ^ b) * 1099511628211ULL;
-  }
+  uint64_t hash = bench_fnv(BENCH_FNV0, p.d->qvel, (size_t)p.m->nv);   /* the last impact step's qvel */
   native_steps(in, &p, reps);
   printf("MuJoCo %s, %s: %d impact steps (%d contacts, %d LCPs, status %d), hash of qvel %016llx, "
          "and %d native steps\n", mj_versionString(), path, reps, ev.ncontact, ev.lcps, ev.status,
@@ -513,12 +508,7 @@ static int preview_mode(const char* path, int n) {
   uint64_t* seeds = malloc(sizeof(uint64_t) * (size_t)n);
   for (int k = 0; k < n; k++) seeds[k] = 1000 + (uint64_t)k;
   int st = bench_preview_many(in, &p, scratch, seeds, n, law, q);
-  uint64_t hash = 1469598103934665603ULL;
-  for (size_t i = 0; i < (size_t)n * p.m->nv; i++) {
-    uint64_t b;
-    memcpy(&b, q + i, sizeof(b));
-    hash = (hash ^ b) * 1099511628211ULL;
-  }
+  uint64_t hash = bench_fnv(BENCH_FNV0, q, (size_t)n * p.m->nv);
   printf("MuJoCo %s, %s: %d outcomes of event 0 under %s (status %d), hash of qvel %016llx\n", mj_versionString(),
          path, n, svi_law_name(law), st, (unsigned long long)hash);
   free(q); free(seeds);
