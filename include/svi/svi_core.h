@@ -291,6 +291,10 @@ typedef struct {
 } svi_approx_config;
 
 svi_approx_config svi_approx_default_config(void);
+/* 1 if Sobol budgets fit a problem of nc contacts under r: nc N <= SVI_SOBOL_MAXDIM, N =
+ * r->max_steps (10 if <= 0).  svi_approximate refuses SVI_BUDGET_SOBOL otherwise
+ * (SVI_ERR_CAPACITY); its callers fall back to SVI_BUDGET_UNIFORM. */
+int svi_sobol_fits(const svi_routh_config* r, int nc);
 
 typedef struct {
   long long samples, accepted, finished_by_ap, failed, lcps;

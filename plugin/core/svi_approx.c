@@ -33,6 +33,10 @@ svi_approx_config svi_approx_default_config(void) {
   return c;
 }
 
+int svi_sobol_fits(const svi_routh_config* r, int nc) {
+  return nc * (r->max_steps > 0 ? r->max_steps : 10) <= SVI_SOBOL_MAXDIM;
+}
+
 /* sigma_max(G) from the largest eigenvalue of G G^T (nv x nv) */
 static double sigma_max_G(const svi_impact* s) {
   int nv = s->nv, nb = s->nb;
@@ -130,7 +134,7 @@ int svi_approximate(const svi_problem_def* def, const svi_approx_config* cfg, do
   int N = cfg->routh.max_steps > 0 ? cfg->routh.max_steps : 10;
   svi_sobol* sobol = NULL;
   if (cfg->routh.budget == SVI_BUDGET_SOBOL) {
-    if (def->nc * N > SVI_SOBOL_MAXDIM) return SVI_ERR_CAPACITY;
+    if (!svi_sobol_fits(&cfg->routh, def->nc)) return SVI_ERR_CAPACITY;
     sobol = malloc(sizeof(*sobol));
     if (!sobol) return SVI_ERR_NOMEM;
     svi_sobol_init(sobol, def->nc * N, cfg->routh.seed);

@@ -218,8 +218,8 @@ int svi_event_approximate(svi_instance* in, const mjModel* m, mjData* scratch, i
   ac.routh.max_steps = cfg->max_steps;
   ac.routh.branch = cfg->branch;
   ac.routh.seed = seed;
-  if (ac.routh.budget == SVI_BUDGET_SOBOL && nc * ac.routh.max_steps > SVI_SOBOL_MAXDIM)
-    ac.routh.budget = SVI_BUDGET_UNIFORM;   /* the Sobol dimension cap, as svi-sample */
+  if (ac.routh.budget == SVI_BUDGET_SOBOL && !svi_sobol_fits(&ac.routh, nc))
+    ac.routh.budget = SVI_BUDGET_UNIFORM;   /* as svi-sample */
   svi_approx_stats local;
   return svi_approximate(&def, &ac, qvel_out, accepted, NULL, stats ? stats : &local);
 }

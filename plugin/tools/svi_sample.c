@@ -548,8 +548,8 @@ int main(int argc, char** argv) {
   cfg.routh.seed = o.seed;
   cfg.routh.branch = o.branch;
   cfg.routh.budget = o.budget;
-  if (cfg.routh.budget == SVI_BUDGET_SOBOL && nc * cfg.routh.max_steps > SVI_SOBOL_MAXDIM)
-    cfg.routh.budget = SVI_BUDGET_UNIFORM;   /* Sobol dimension cap: many contacts x steps */
+  if (cfg.routh.budget == SVI_BUDGET_SOBOL && !svi_sobol_fits(&cfg.routh, nc))
+    cfg.routh.budget = SVI_BUDGET_UNIFORM;   /* many contacts x steps */
 
   long long M = cfg.samples;
   double* V = malloc(sizeof(double) * (size_t)M * nv);
