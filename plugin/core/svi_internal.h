@@ -38,10 +38,11 @@ static inline void svi_order_ready(svi_lazy_order* o) {
  * aligned_alloc; released by free).  malloc gives 16-byte alignment, and 0x10 past a page for
  * the large blocks it maps, so half of the kernels' 32-byte loads straddled two cache lines,
  * and the per-sample times moved with wherever the heap happened to place them. */
-static inline void* svi_alloc64(size_t n) { return aligned_alloc(64, n ? (n + 63) & ~(size_t)63 : 64); }
+static inline size_t svi_lines64(size_t n) { return n ? (n + 63) & ~(size_t)63 : 64; }
+static inline void* svi_alloc64(size_t n) { return aligned_alloc(64, svi_lines64(n)); }
 static inline void* svi_calloc64(size_t n) {
   void* p = svi_alloc64(n);
-  if (p) memset(p, 0, n ? (n + 63) & ~(size_t)63 : 64);
+  if (p) memset(p, 0, svi_lines64(n));
   return p;
 }
 

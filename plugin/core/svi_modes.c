@@ -1298,17 +1298,17 @@ static void spatial_maps(svi_impact* s) {
   s->smap_ready = 1;
 }
 
-/* vectors v0 <= v < v1 of one pattern's map at g (gv: g_j in every lane), four rows a GCC
- * vector, each row's sum over j left to right: the same bits in every clone */
+/* the nvec vectors of one pattern's map at g (gv: g_j in every lane), four rows a GCC vector,
+ * each row's sum over j left to right: the same bits in every clone */
 static inline __attribute__((always_inline)) void smap_eval(const double* B, const svi_v4d* gv, const int ng,
-                                                             const int nvec, int v0, int v1, svi_v4d* acc) {
+                                                             const int nvec, svi_v4d* acc) {
   svi_v4d c;
-  for (int v = v0; v < v1; v++) {
+  for (int v = 0; v < nvec; v++) {
     memcpy(&c, B + 4 * v, sizeof(c));
     acc[v] = c * gv[0];
   }
   for (int j = 1; j < ng; j++)
-    for (int v = v0; v < v1; v++) {
+    for (int v = 0; v < nvec; v++) {
       memcpy(&c, B + (j * nvec + v) * 4, sizeof(c));
       acc[v] += c * gv[j];
     }
@@ -1345,8 +1345,8 @@ static inline __attribute__((always_inline)) int keep_spatial_outcome(svi_impact
  * pattern loop of spatial_fast_nc goes on with, into out: the singular ones (solved directly)
  * and the mapped ones whose normal rows pass their bounds; *mapped counts the patterns that are
  * not SMAP_NEVER (patterns_solved).  Each normal row four lanes an AVX2 vector, its sum over j
- * left to right with a separate multiply and add: smap_eval's values bit for bit, and the same
- * comparisons (ordered: a NaN passes), so the same patterns as the scalar loop. */
+ * left to right as dot_ng's chain of fused multiply-adds, as the scalar loop's test forms it
+ * (fma4), and the same comparisons (ordered: a NaN passes), so the same patterns. */
 __attribute__((target("avx2,fma"), always_inline)) static inline int spatial_normals_nc(
     const svi_impact* s, const double* g, const int nc, int list[][S_MODES_MAX], const int* cnt,
     svi_v4i lo[][S_MODES], svi_v4i hi[][S_MODES], int* out, long long* mapped) {
@@ -1460,9 +1460,7 @@ static inline __attribute__((always_inline)) int spatial_fast_nc(svi_impact* s, 
       if (!spatial_pattern(s, mode, g, x, up) || !spatial_feasible(s, mode, lmax, x, up)) continue;
     } else {
       const double* B = s->smap + (size_t)p * SVI_SMAP_STRIDE;
-      svi_v4d acc[3];
-      smap_eval(B, gv, ng, nvec, 0, 1, acc);   /* the normal rows first: most patterns fail there */
-      if (norder < 0) {   /* the AVX2 scan's test: its values by fma (spatial_normals_avx2) */
+      if (norder < 0) {   /* the normal rows first, most patterns fail there: the AVX2 scan's test */
         svi_v4i li = lo[0][mode[0]], hi_ = hi[0][mode[0]];
         if (nc == 2) { li |= lo[1][mode[1]]; hi_ |= hi[1][mode[1]]; }
         svi_v4d l, h, a, c;
@@ -1477,7 +1475,8 @@ static inline __attribute__((always_inline)) int spatial_fast_nc(svi_impact* s, 
         svi_v4i bad = (a < l) | (a > h);
         if (bad[0] | bad[1] | bad[2] | bad[3]) continue;
       }
-      smap_eval(B, gv, ng, nvec, 1, nvec, acc);
+      svi_v4d acc[3];   /* the outcome's rows (the normal ones by multiply and add, as before) */
+      smap_eval(B, gv, ng, nvec, acc);
       memcpy(v, &acc[0], sizeof(acc[0]) * nvec);
       for (int i = 0; i < nc; i++) {
         x[3 * i] = v[i];
@@ -1566,7 +1565,6 @@ static inline double dot_ng(const double* a, const double* g, int ng) {
   for (int j = 1; j < ng; j++) t = fma(a[j], g[j], t);
   return t;
 }
-
 
 /* The patterns that pass both packed rows, in increasing order, into idx; returns how many.
  * Both rows of a group of four patterns (pattern_pk) four lanes a GCC vector, each lane's sum
