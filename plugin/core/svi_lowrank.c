@@ -343,6 +343,33 @@ static void factor_contact(svi_lr* w, int i) {
 }
 
 
+/* y = a x and y += a x over n contiguous values */
+SVI_SIMD static void kern_scale(int n, double a, const double* restrict x, double* restrict y) {
+  for (int j = 0; j < n; j++) y[j] = a * x[j];
+}
+
+SVI_SIMD static void kern_axpy(int n, double a, const double* restrict x, double* restrict y) {
+  for (int j = 0; j < n; j++) y[j] += a * x[j];
+}
+
+/* max_k |x_k| over n finite values, four running maxima (the same value as one: max is exact) */
+SVI_SIMD static double max_abs(int n, const double* restrict x) {
+  double m[4] = {0, 0, 0, 0};
+  int k = 0;
+  for (; k + 4 <= n; k += 4)
+    for (int l = 0; l < 4; l++) {
+      double a = fabs(x[k + l]);
+      m[l] = a > m[l] ? a : m[l];
+    }
+  for (; k < n; k++) {
+    double a = fabs(x[k]);
+    m[0] = a > m[0] ? a : m[0];
+  }
+  m[0] = m[1] > m[0] ? m[1] : m[0];
+  m[2] = m[3] > m[2] ? m[3] : m[2];
+  return m[2] > m[0] ? m[2] : m[0];
+}
+
 /* ---- the global system in (dv, z0, f) -------------------------------------------------------- */
 
 /* Assemble and LU-factor S; w->singular when a pivot vanishes. */
@@ -375,8 +402,7 @@ static void build_global(svi_lr* w) {
   /* LU with partial pivoting */
   double* L = w->Slu;
   memcpy(L, S, sizeof(double) * s * s);
-  double smax = 0;
-  for (int k = 0; k < s * s; k++) smax = fmax(smax, fabs(L[k]));
+  double smax = max_abs(s * s, L);
   for (int c = 0; c < s; c++) {
     int pr = c;
     double best = fabs(L[c * s + c]);
@@ -391,7 +417,7 @@ static void build_global(svi_lr* w) {
       double f = L[r * s + c] * inv;
       L[r * s + c] = f;
       if (f == 0) continue;
-      for (int k = c + 1; k < s; k++) L[r * s + k] -= f * L[c * s + k];
+      kern_axpy(s - c - 1, -f, L + c * s + c + 1, L + r * s + c + 1);   /* row r -= f row c */
     }
   }
 }
@@ -457,15 +483,6 @@ static double slot_value(const svi_lr* w, int j) {
     for (int f = 0; f < w->nfree[i]; f++) a += Nf[l * LR_P + f] * w->u[fcol + f];
   }
   return a;
-}
-
-/* y = a x and y += a x over n contiguous values */
-SVI_SIMD static void kern_scale(int n, double a, const double* restrict x, double* restrict y) {
-  for (int j = 0; j < n; j++) y[j] = a * x[j];
-}
-
-SVI_SIMD static void kern_axpy(int n, double a, const double* restrict x, double* restrict y) {
-  for (int j = 0; j < n; j++) y[j] += a * x[j];
 }
 
 /* dir = B^-1 a for the column a with local part b at contact c and global part bg, every slot
