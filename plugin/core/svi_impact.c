@@ -54,7 +54,7 @@ static size_t carve(svi_impact* s, double* block) {
   int nb = s->nc_max * (1 + 2 * s->nt_max), nr = s->nc_max * (3 + 2 * s->nt_max);
   int nv = s->nv_max;
   struct { double** p; size_t n; } parts[] = {
-    {&s->M, nv * nv}, {&s->L, nv * nv}, {&s->Jbar, nb * nv},
+    {&s->M, nv * nv}, {&s->U, nv * nv}, {&s->Jbar, nb * nv},
     {&s->Jt, s->nc_max * s->nt_max * nv}, {&s->G, nv * nb}, {&s->Gt, nb * nv}, {&s->W, nb * nb},
     {&s->mu, s->nc_max}, {&s->v0, nv}, {&s->u0, nb}, {&s->A_ap, nr * nr},
     {&s->A_routh, nr * nr}, {&s->q, nr}, {&s->z, nr}, {&s->d, nr}, {&s->lam, nb},
@@ -235,33 +235,24 @@ static int all_finite(int n, const double* x) {
   return 1;
 }
 
-/* M = L L^T in place (lower triangle, row-major; the upper is zeroed); 0 if M is not positive
- * definite.  lo (may be NULL: all 0) is each row's envelope, the column of its first nonzero: a
- * row of M and of L is zero before it (Cholesky fills no entry left of the envelope), so the sums
- * below start there.  A mass matrix is block-diagonal by kinematic tree: the factor of many free
- * bodies costs their 6 x 6 blocks, not n^3 / 6.  Only exact zeros are left out: the same bits as
- * the full sums (up to a zero's sign). */
-static int cholesky_env(int n, double* L, const int* lo) {
+/* A = L L^T in place (lower triangle, row-major; the upper is zeroed); 0 if A is not positive
+ * definite.  The small dense systems of the mode enumeration and the pseudo-impulse. */
+int svi_cholesky(int n, double* L) {
   for (int j = 0; j < n; j++) {
-    int lj = lo ? lo[j] : 0;
     double d = L[j * n + j];
-    for (int k = lj; k < j; k++) d -= L[j * n + k] * L[j * n + k];
+    for (int k = 0; k < j; k++) d -= L[j * n + k] * L[j * n + k];
     if (!(d > 0)) return 0;
     d = sqrt(d);
     L[j * n + j] = d;
     for (int i = j + 1; i < n; i++) {
-      int li = lo ? lo[i] : 0;
-      if (li > j) continue;   /* left of row i's envelope: L_ij = M_ij = 0 */
       double s = L[i * n + j];
-      for (int k = li > lj ? li : lj; k < j; k++) s -= L[i * n + k] * L[j * n + k];
+      for (int k = 0; k < j; k++) s -= L[i * n + k] * L[j * n + k];
       L[i * n + j] = s / d;
     }
     for (int k = j + 1; k < n; k++) L[j * n + k] = 0;
   }
   return 1;
 }
-
-int svi_cholesky(int n, double* L) { return cholesky_env(n, L, NULL); }
 
 /* Row envelopes: lo_i the first nonzero of row i's lower part, and hi_i the last nonzero of its
  * upper part, both read from the row itself (a mass matrix the set-up accepts is symmetric to
@@ -277,20 +268,16 @@ static void envelope(int n, const double* M, int* lo, int* hi) {
   }
 }
 
-/* x <- M^-1 x with M = L L^T (lo: cholesky_env's envelope, or NULL) */
-static void cholesky_solve_env(int n, const double* L, const int* lo, double* x) {
-  /* L y = x from the first nonzero of x on: y_i = 0 before it (a Jbar row's leading zeros,
-   * the dofs of bodies before the contact's), and the products skipped are exact zeros */
+/* x <- A^-1 x with A = L L^T (svi_cholesky): L y = x from the first nonzero of x on, L^T x = y
+ * from the last nonzero of y down (the products skipped are exact zeros) */
+void svi_cholesky_solve(int n, const double* L, double* x) {
   int i0 = 0;
   while (i0 < n && x[i0] == 0) i0++;
   for (int i = i0; i < n; i++) {
     double s = x[i];
-    int k0 = lo && lo[i] > i0 ? lo[i] : i0;
-    for (int k = k0; k < i; k++) s -= L[i * n + k] * x[k];
+    for (int k = i0; k < i; k++) s -= L[i * n + k] * x[k];
     x[i] = s / L[i * n + i];
   }
-  /* L^T x = y from the last nonzero of y down: x_i = 0 after it (block-diagonal L: the dofs
-   * of the bodies after the contact's), the same exact zeros */
   int i1 = n - 1;
   while (i1 >= i0 && x[i1] == 0) i1--;
   for (int i = i1; i >= 0; i--) {
@@ -300,7 +287,66 @@ static void cholesky_solve_env(int n, const double* L, const int* lo, double* x)
   }
 }
 
-void svi_cholesky_solve(int n, const double* L, double* x) { cholesky_solve_env(n, L, NULL, x); }
+/* The mass matrix as M = U U^T, U upper triangular (row-major, in place; the strictly lower part
+ * is zeroed), eliminated from the last dof to the first (the Cholesky factor of M with its rows
+ * and columns reversed); 0 if M is not positive definite.  For i = nv - 1 .. 0:
+ *     U_ii = sqrt(M_ii - sum_{k > i} U_ik^2),   U_ji = (M_ji - sum_{k > i} U_jk U_ik) / U_ii  (j < i).
+ * hi_i (envelope) is the last nonzero of row i's upper part; U_jk = 0 beyond hi_j (an entry right of
+ * the envelope sums products of entries right of it), so every sum stops at the envelope.  A
+ * kinematic tree numbers each body's dofs before its descendants' and a subtree's dofs
+ * contiguously, so row i's upper part is its own subtree: U has M's nonzeros and no fill (a
+ * floating base's rows span the tree, a limb's its chain below), where the factor eliminated from
+ * the first dof fills every row that shares an ancestor.  MuJoCo's mj_factorM eliminates in the
+ * same order for the same reason.  Only exact zeros are left out. */
+static int ucholesky_env(int n, double* U, const int* hi) {
+  for (int i = n - 1; i >= 0; i--) {
+    double* ui = U + (size_t)i * n;
+    int hii = hi[i];
+    double d = ui[i];
+    for (int k = i + 1; k <= hii; k++) d -= ui[k] * ui[k];
+    if (!(d > 0)) return 0;
+    d = sqrt(d);
+    ui[i] = d;
+    for (int j = i - 1; j >= 0; j--) {
+      if (hi[j] < i) continue;   /* right of row j's envelope: U_ji = M_ji = 0 */
+      double* uj = U + (size_t)j * n;
+      int e = hii < hi[j] ? hii : hi[j];
+      double s = uj[i];
+      for (int k = i + 1; k <= e; k++) s -= uj[k] * ui[k];
+      uj[i] = s / d;
+    }
+    for (int k = 0; k < i; k++) ui[k] = 0;
+  }
+  return 1;
+}
+
+/* x <- M^-1 x with M = U U^T (ucholesky_env, hi its envelope).  U y = x from the last nonzero of x
+ * up: y_i = (x_i - sum_{i < k <= hi_i} U_ik y_k) / U_ii, 0 after that nonzero (a Jbar row's dofs
+ * end with its bodies'); then U^T x = y from the first nonzero of y on, by columns of U^T (rows of
+ * U): x_k = y_k / U_kk, then y_j -= U_kj x_k for k < j <= hi_k, one contiguous update (vectorised;
+ * each entry's operations in the same order in every clone), skipped for x_k = 0. */
+SVI_SIMD static void usolve_env(int n, const double* U, const int* hi, double* x) {
+  int i1 = n - 1;
+  while (i1 >= 0 && x[i1] == 0) i1--;
+  for (int i = i1; i >= 0; i--) {
+    const double* ui = U + (size_t)i * n;
+    int e = hi[i] < i1 ? hi[i] : i1;
+    double s = x[i];
+    for (int k = i + 1; k <= e; k++) s -= ui[k] * x[k];
+    x[i] = s / ui[i];
+  }
+  int i0 = 0;
+  while (i0 < n && x[i0] == 0) i0++;
+  for (int k = i0; k < n; k++) {
+    const double* uk = U + (size_t)k * n;
+    double xk = x[k] / uk[k];
+    x[k] = xk;
+    if (xk == 0) continue;   /* another tree's dofs: the update subtracts zeros */
+    for (int j = k + 1; j <= hi[k]; j++) x[j] -= uk[j] * xk;
+  }
+}
+
+
 
 static void build_jbar(svi_impact* s, const svi_problem_def* def) {
   int nv = s->nv, nc = s->nc, nt = s->nt, nd = s->nd;
@@ -329,7 +375,7 @@ static void build_g(svi_impact* s) {
     if (jbar_minus_row(s, c)) for (int k = 0; k < nv; k++) g[k] = -g[k - nv];
     else {
       memcpy(g, s->Jbar + (size_t)c * nv, sizeof(double) * nv);
-      cholesky_solve_env(nv, s->L, s->lo, g);
+      usolve_env(nv, s->U, s->hi, g);
     }
     for (int k = 0; k < nv; k++) s->G[k * nb + c] = g[k];
   }
@@ -516,11 +562,30 @@ static double lcp_norm(const svi_impact* s, int routh) {
   return r;
 }
 
-/* The LCP matrices of (31) and (75) from W, and their norms (the dense Lemke's tolerances) */
-static void build_lcp_matrices(svi_impact* s) {
-  int nc = s->nc, na = s->n_ap, nr = s->n_routh;
+/* (31)'s matrix and its transpose, on first use (svi_impact_ap_ready): an event of the set-valued
+ * law solves (75) only, unless a sample is finished by (31) or falls back to it; forming both
+ * matrices and transposes was half the set-up's O(n^2) work */
+static void build_ap_matrices(svi_impact* s) {
+  int na = s->n_ap;
   memset(s->A_ap, 0, sizeof(double) * na * na);
   build_ap_block(s, s->A_ap, na, 0);
+  if (na <= SVI_AT_NMAX) {
+    fill_neg_zero(s->Ant_ap, (size_t)na * na);
+    build_ap_block_nt(s, s->Ant_ap, na, 0);
+    sparse_columns(na, s->Ant_ap, s->Ant_nz + 2 * SVI_AT_NMAX);
+  }
+  s->ap_built = 1;
+}
+
+void svi_impact_ap_ready(svi_impact* s) {
+  if (s->dense && !s->ap_built) build_ap_matrices(s);
+}
+
+/* The LCP matrix of (75) from W, and both norms (the dense Lemke's tolerances); (31)'s matrices
+ * wait for their first use */
+static void build_lcp_matrices(svi_impact* s) {
+  int nc = s->nc, nr = s->n_routh;
+  s->ap_built = 0;
   memset(s->A_routh, 0, sizeof(double) * nr * nr);
   build_ap_block(s, s->A_routh, nr, nc);
   for (int i = 0; i < nc; i++) {
@@ -539,11 +604,6 @@ static void build_lcp_matrices(svi_impact* s) {
       s->Ant_routh[i * nr + nc + i] = -1.0;     /* -(1)^T */
     }
     sparse_columns(nr, s->Ant_routh, s->Ant_nz);
-  }
-  if (na <= SVI_AT_NMAX) {
-    fill_neg_zero(s->Ant_ap, (size_t)na * na);
-    build_ap_block_nt(s, s->Ant_ap, na, 0);
-    sparse_columns(na, s->Ant_ap, s->Ant_nz + 2 * SVI_AT_NMAX);
   }
 }
 
@@ -624,9 +684,9 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
   s->n_ap = nc * (2 + s->nd);
   s->n_routh = nc * (3 + s->nd);
   memcpy(s->M, def->M, sizeof(double) * nv * nv);
-  memcpy(s->L, def->M, sizeof(double) * nv * nv);
+  memcpy(s->U, def->M, sizeof(double) * nv * nv);
   envelope(nv, s->M, s->lo, s->hi);
-  if (!cholesky_env(nv, s->L, s->lo))
+  if (!ucholesky_env(nv, s->U, s->hi))
     return fail(err, errlen, SVI_ERR_NOT_SPD, "mass matrix is not positive definite");
   memcpy(s->mu, def->mu, sizeof(double) * nc);
   memcpy(s->v0, def->v, sizeof(double) * nv);
@@ -666,9 +726,12 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
 }
 
 void svi_impact_dense(svi_impact* s) {
-  if (!s || s->dense || s->nc <= 0) return;
-  build_delassus(s);
-  build_lcp_matrices(s);
+  if (!s || s->nc <= 0) return;
+  if (!s->dense) {
+    build_delassus(s);
+    build_lcp_matrices(s);
+  }
+  svi_impact_ap_ready(s);
 }
 
 /* The physical residual of an impulse lambda_bar as a solution of the step (75) at q, for the
@@ -1097,6 +1160,7 @@ static double residual_ap(void* s, const double* q, const double* z) { return lc
 static int dense_lemke(svi_impact* s, int routh, const double* q, const double* d, const int* order,
                        const double* sign, const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
   int n = routh ? s->n_routh : s->n_ap;
+  if (!routh) svi_impact_ap_ready(s);
   svi_lcp_prepared P = {.M = routh ? s->A_routh : s->A_ap, .mnorm = routh ? s->anorm_routh : s->anorm_ap,
                         .ctx = s, .lazy = order && order == s->order ? &s->order_lazy : NULL};
   if (n <= SVI_AT_NMAX) {

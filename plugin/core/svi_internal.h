@@ -89,7 +89,7 @@ struct svi_impact {
   int n_ap, n_routh;        /* LCP sizes: eq. (31) nc (2 + nd), eq. (75) nc (3 + nd) */
   /* problem data */
   double* M;      /* nv x nv */
-  double* L;      /* Cholesky factor of M (lower, row-major) */
+  double* U;      /* M = U U^T, U upper (row-major; ucholesky_env in svi_impact.c) */
   double* Jbar;   /* nb x nv: [Jn; JD], eq. (35) */
   double* Jt;     /* nc nt x nv */
   double* G;      /* nv x nb: M^-1 Jbar^T */
@@ -102,7 +102,8 @@ struct svi_impact {
   double* A_routh;/* n_routh^2, eq. (75b); valid iff dense */
   double *Ant_routh, *Ant_ap; /* -A^T (columns of -A contiguous) when n <= SVI_AT_NMAX: the revised Lemke */
   int* Ant_nz;                /* their columns' nonzero rows when at most 2 (svi_lcp_prepared.Mnt_nz): (75)'s, then (31)'s from 2 SVI_AT_NMAX */
-  int     dense;    /* W, A_ap, A_routh are built for this problem */
+  int     dense;    /* W and A_routh are built for this problem (A_ap: ap_built) */
+  int     ap_built; /* A_ap and Ant_ap are built (svi_impact_ap_ready: on first use) */
   int     lowrank;  /* the LCPs are solved by svi_lr_lemke (no n x n matrix) */
   svi_solver solver;/* requested at create (svi_impact_set_solver), resolved at setup */
   int     step_solve;   /* svi_impact_set_step_solve: no per-event pattern maps */
@@ -136,8 +137,8 @@ struct svi_impact {
   double* sign;   /* n_routh: lexicographic perturbation signs */
   int*    order;  /* n_routh: lexicographic perturbation order */
   svi_lazy_order order_lazy;   /* order's pending draw (svi_routh.c random_branch_n) */
-  int*    lo;     /* nv: envelope of M's rows (first nonzero of the lower part), for the Cholesky factor and solves */
-  int*    hi;     /* nv: last nonzero of each row of M, for K(v) */
+  int*    lo;     /* nv: first nonzero of each row of M, for K(v) */
+  int*    hi;     /* nv: last nonzero of each row of M: K(v), and U's envelope */
   double* seen;   /* SVI_ENUM_MAX_SOLS x 2 nc: outcomes kept by the mode enumeration */
   double* Wr;     /* (2 nc)^2 reduced Delassus matrix for the mode enumeration (nt = 1) */
   double* Wr4;    /* Wr (m x m, m = (1 + nt) nc <= 12) with its rows padded to a multiple of 4 by zeros */
@@ -201,8 +202,11 @@ struct svi_impact {
 
 };
 
-/* Build W, A_ap and A_routh if setup skipped them (many contacts): O(nb^2 nv) */
+/* Build W, A_ap and A_routh if setup skipped them (many contacts: O(nb^2 nv)), or A_ap if only it
+ * waits (svi_impact_ap_ready) */
 void svi_impact_dense(svi_impact* s);
+/* (31)'s A_ap and Ant_ap, which setup leaves to their first use (the dense Lemke on (31) calls it) */
+void svi_impact_ap_ready(svi_impact* s);
 /* for tests: force a solver for the following setups */
 void svi_impact_set_solver(svi_impact* s, svi_solver solver);
 /* W_ab without the dense matrix (Jbar_a . G_b) */

@@ -124,12 +124,12 @@ static int config_ok(const svi_propagative_config* c) {
           c->order == SVI_ORDER_LEAST_VIOLATED);
 }
 
-/* L^T v, so that ||v||_M = ||L^T v||_2 (M = L L^T, L lower, row-major) */
+/* U^T v, so that ||v||_M = ||U^T v||_2 (M = U U^T, U upper, row-major: svi_impact_setup) */
 static void chol_t(const svi_impact* s, const double* v, double* y) {
   int nv = s->nv;
   for (int j = 0; j < nv; j++) {
     double a = 0;
-    for (int i = j; i < nv; i++) a += s->L[i * nv + j] * v[i];
+    for (int i = 0; i <= j; i++) a += s->U[i * nv + j] * v[i];
     y[j] = a;
   }
 }
