@@ -346,8 +346,6 @@ SVI_SIMD static void usolve_env(int n, const double* U, const int* hi, double* x
   }
 }
 
-
-
 static void build_jbar(svi_impact* s, const svi_problem_def* def) {
   int nv = s->nv, nc = s->nc, nt = s->nt, nd = s->nd;
   memcpy(s->Jbar, def->Jn, sizeof(double) * nc * nv);
