@@ -25,10 +25,11 @@ static unsigned long long random_reach(svi_impact* s, const double* u, const dou
   memcpy(q + nc, u, sizeof(double) * nb);
   memset(q + nc + nb, 0, sizeof(double) * nc);
   svi_lcp_options o = svi_impact_lcp_options(s, NULL, 1);
+  const double* A = svi_impact_routh(s);
   unsigned long long reached = 0;
   for (int r = 0; r < draws; r++) {
     svi_random_perturbation(svi_rng_key((uint64_t)r, 11), svi_rng_key((uint64_t)r, 12), 0, nr, d, sg, ord);
-    if (svi_lcp_lemke_perturbed(s->lcp, nr, s->A_routh, q, d, ord, sg, &o, z, NULL) < 0) continue;
+    if (svi_lcp_lemke_perturbed(s->lcp, nr, A, q, d, ord, sg, &o, z, NULL) < 0) continue;
     svi_matvec(nb, nb, s->W, z + nc, du);
     for (int m = 0; m < n && m < 64; m++) {
       double e = 0;

@@ -26,8 +26,8 @@ int main(void) {
     memcpy(q + nc, s->u0, sizeof(double) * nb);
     memset(q + nc + nb, 0, sizeof(double) * nc);
     svi_lcp_info info;
-    int st1 = svi_lcp_lemke(w, n, s->A_routh, q, NULL, NULL, z1, &info);
-    int st2 = svi_siconos_lemke(so, n, s->A_routh, q, z2, NULL);
+    int st1 = svi_lcp_lemke(w, n, svi_impact_routh(s), q, NULL, NULL, z1, &info);
+    int st2 = svi_siconos_lemke(so, n, svi_impact_routh(s), q, z2, NULL);
     if (st2 != 0) siconos_failed++;
     if (st1 < 0 || info.residual > 1e-9) ours_failed++;
     if (st1 >= 0 && st2 == 0) {

@@ -378,7 +378,7 @@ static void test_modes_vs_enumeration(void) {
     /* full enumeration, outcomes as reduced contact velocities */
     static double sols[64 * 16];
     int cnt = 0;
-    svi_lcp_enumerate(nr, s->A_routh, q, 1e-10, sols, 64, &cnt);
+    svi_lcp_enumerate(nr, svi_impact_routh(s), q, 1e-10, sols, 64, &cnt);
     double full[64][4];
     int nfull = 0;
     for (int k = 0; k < cnt && k < 64; k++) {
@@ -740,7 +740,7 @@ static void test_spatial_modes_vs_enumeration(void) {
     memset(q + nc + nb, 0, sizeof(double) * nc);
     static double sols[64 * 32];
     int cnt = 0;
-    svi_lcp_enumerate(nr, s->A_routh, q, 1e-10, sols, 64, &cnt);
+    svi_lcp_enumerate(nr, svi_impact_routh(s), q, 1e-10, sols, 64, &cnt);
     double full[64][6];
     int nfull = 0;
     for (int k = 0; k < cnt && k < 64; k++) {   /* outcome: (u_n, u_t1, u_t2) change per contact */
@@ -779,7 +779,7 @@ static void test_spatial_modes_vs_enumeration(void) {
         mdu[k][3 * i + 1] = up[nc + 4 * i] - s->u0[nc + 4 * i];
         mdu[k][3 * i + 2] = up[nc + 4 * i + 2] - s->u0[nc + 4 * i + 2];
       }
-      if (svi_lcp_residual_units(nr, s->A_routh, q, z, s->zunit, s->wunit) > 1e-9) invalid++;
+      if (svi_lcp_residual_units(nr, svi_impact_routh(s), q, z, s->zunit, s->wunit) > 1e-9) invalid++;
     }
     /* and every outcome of a nonsingular complementary basis is among them */
     for (int m = 0; m < nfull; m++) {

@@ -157,9 +157,9 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
   patterns_alloc(s);
   int nrt = nc_max * (3 + 2 * nt_max);
   if (nrt > SVI_AT_NMAX) nrt = SVI_AT_NMAX;
-  s->Ant_routh = malloc(sizeof(double) * (size_t)nrt * nrt);
   s->Ant_ap = malloc(sizeof(double) * (size_t)nrt * nrt);
-  s->Ant_nz = malloc(sizeof(int) * 4 * SVI_AT_NMAX);   /* (75)'s columns, then (31)'s from 2 SVI_AT_NMAX */
+  s->Ant_nz = malloc(sizeof(int) * 2 * SVI_AT_NMAX);
+  s->routh_nz = malloc(sizeof(int) * 2 * (size_t)(nc_max * (3 + 2 * nt_max)));
   {   /* per-pattern velocity bounds of the directly solved enumerations, up to 4 contacts */
     int sc = nc_max < 4 ? nc_max : 4;
     s->sm_c = malloc(sizeof(double) * (size_t)sc * 19 * 3 * sc * 3);
@@ -183,7 +183,7 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
    * moved the per-sample medians of the small examples by 10-15 % (svi_lcp.c, the eta file) */
   s->lo = malloc(sizeof(int) * (size_t)nv_max);
   s->hi = malloc(sizeof(int) * (size_t)nv_max);
-  if (!s->order || !s->lo || !s->hi || !s->pattern_map || !s->Ant_routh || !s->Ant_ap || !s->Ant_nz) {
+  if (!s->order || !s->lo || !s->hi || !s->pattern_map || !s->Ant_ap || !s->Ant_nz || !s->routh_nz) {
     svi_impact_destroy(s);
     return NULL;
   }
@@ -206,9 +206,9 @@ void svi_impact_destroy(svi_impact* s) {
   free(s->sm_test);
   patterns_free(s);
 
-  free(s->Ant_routh);
   free(s->Ant_ap);
   free(s->Ant_nz);
+  free(s->routh_nz);
   svi_lcp_work_destroy(s->lcp);
   svi_lr_destroy(s->lr);
   free(s);
@@ -570,7 +570,7 @@ static void build_ap_matrices(svi_impact* s) {
   if (na <= SVI_AT_NMAX) {
     fill_neg_zero(s->Ant_ap, (size_t)na * na);
     build_ap_block_nt(s, s->Ant_ap, na, 0);
-    sparse_columns(na, s->Ant_ap, s->Ant_nz + 2 * SVI_AT_NMAX);
+    sparse_columns(na, s->Ant_ap, s->Ant_nz);
   }
   s->ap_built = 1;
 }
@@ -579,30 +579,72 @@ void svi_impact_ap_ready(svi_impact* s) {
   if (s->dense && !s->ap_built) build_ap_matrices(s);
 }
 
-/* The LCP matrix of (75) from W, and both norms (the dense Lemke's tolerances); (31)'s matrices
- * wait for their first use */
-static void build_lcp_matrices(svi_impact* s) {
+/* (75)'s matrix, on first need (routh_matrix: the refinement, the tableau, the regularised retry,
+ * the enumerations of complementary bases); the revised Lemke takes its columns from W
+ * (routh_column) */
+static void build_routh_matrix(svi_impact* s) {
   int nc = s->nc, nr = s->n_routh;
-  s->ap_built = 0;
   memset(s->A_routh, 0, sizeof(double) * nr * nr);
   build_ap_block(s, s->A_routh, nr, nc);
   for (int i = 0; i < nc; i++) {
     s->A_routh[i * nr + nc + i] = -1.0;   /* l_max - l_n >= 0 */
     s->A_routh[(nc + i) * nr + i] = 1.0;  /* J_n v' + beta >= 0 */
   }
+  s->routh_built = 1;
+}
+
+static const double* routh_matrix(void* ctx) {
+  svi_impact* s = ctx;
+  if (!s->routh_built) build_routh_matrix(s);
+  return s->A_routh;
+}
+
+/* Column j of -A for (75), the revised Lemke's entering column, from A's blocks (build_ap_block
+ * and the beta rows and columns): W's row b for lambda_b (W is symmetric bit for bit,
+ * build_delassus), -0.0 wherever A has a zero: the values -A^T's row held when it was formed per
+ * event (an O(n^2) matrix and its scan).  nz: its nonzero rows when at most 2 (-1 pads), else
+ * {-2, -2}, found in increasing row order as sparse_columns finds them, on the column's first
+ * use in the event. */
+static void routh_column(void* ctx, int j, double* a, int* nz) {
+  svi_impact* s = ctx;
+  int nc = s->nc, nb = s->nb, nd = s->nd, nr = s->n_routh;
+  if (j < nc || j >= nc + nb) {
+    for (int i = 0; i < nr; i++) a[i] = -0.0;
+    if (j < nc) a[nc + j] = -1.0;                    /* beta_j: -(I) in the l_n rows */
+    else                                             /* gamma_i: -(E) in its friction rows */
+      for (int k = 0; k < nd; k++) a[2 * nc + (j - nc - nb) * nd + k] = -1.0;
+  } else {                                           /* lambda_b */
+    int b = j - nc;
+    const double* w = s->W + (size_t)b * nb;
+    for (int i = 0; i < nc; i++) a[i] = a[nc + nb + i] = -0.0;
+    for (int k = 0; k < nb; k++) a[nc + k] = -w[k];
+    if (b < nc) {
+      a[b] = 1.0;                                    /* -(-I) in beta_b's row */
+      a[nc + nb + b] = -s->mu[b];                    /* -mu in gamma_b's row */
+    } else a[nc + nb + (b - nc) / nd] = 1.0;         /* -(-E^T) in gamma's row */
+  }
+  int* c = s->routh_nz + 2 * j;   /* found once an event (-3: not yet) */
+  if (c[0] == -3) {
+    int k = 0;
+    c[0] = c[1] = -1;
+    for (int i = 0; i < nr && k <= 2; i++)
+      if (a[i] != 0) {
+        if (k < 2) c[k] = i;
+        k++;
+      }
+    if (k > 2) c[0] = c[1] = -2;
+  }
+  nz[0] = c[0];
+  nz[1] = c[1];
+}
+
+/* Both norms (the dense Lemke's tolerances); (75)'s matrix and (31)'s wait for their first need */
+static void build_lcp_matrices(svi_impact* s) {
+  s->ap_built = 0;
+  s->routh_built = 0;
+  for (int j = 0; j < 2 * s->n_routh; j++) s->routh_nz[j] = -3;
   s->anorm_ap = lcp_norm(s, 0);
   s->anorm_routh = lcp_norm(s, 1);
-  /* each transposed matrix whenever its LCP fits (dense_lemke reads it then): (31) has nc rows
-   * fewer than (75), so 19 .. 21 spatial contacts have the one and not the other */
-  if (nr <= SVI_AT_NMAX) {
-    fill_neg_zero(s->Ant_routh, (size_t)nr * nr);
-    build_ap_block_nt(s, s->Ant_routh, nr, nc);
-    for (int i = 0; i < nc; i++) {
-      s->Ant_routh[(nc + i) * nr + i] = 1.0;    /* -(-1)^T */
-      s->Ant_routh[i * nr + nc + i] = -1.0;     /* -(1)^T */
-    }
-    sparse_columns(nr, s->Ant_routh, s->Ant_nz);
-  }
 }
 
 /* Without the matrices: |A|_inf bounded through sum_c |W_rc| <= sum_k |Jbar_rk| sum_c |G_kc|
@@ -723,6 +765,11 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
   return SVI_OK;
 }
 
+const double* svi_impact_routh(svi_impact* s) {
+  svi_impact_dense(s);
+  return s->A_routh;
+}
+
 void svi_impact_dense(svi_impact* s) {
   if (!s || s->nc <= 0) return;
   if (!s->dense) {
@@ -730,6 +777,7 @@ void svi_impact_dense(svi_impact* s) {
     build_lcp_matrices(s);
   }
   svi_impact_ap_ready(s);
+  routh_matrix(s);
 }
 
 /* The physical residual of an impulse lambda_bar as a solution of the step (75) at q, for the
@@ -1159,11 +1207,15 @@ static int dense_lemke(svi_impact* s, int routh, const double* q, const double* 
                        const double* sign, const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
   int n = routh ? s->n_routh : s->n_ap;
   if (!routh) svi_impact_ap_ready(s);
-  svi_lcp_prepared P = {.M = routh ? s->A_routh : s->A_ap, .mnorm = routh ? s->anorm_routh : s->anorm_ap,
+  svi_lcp_prepared P = {.M = routh ? (s->routh_built ? s->A_routh : NULL) : s->A_ap,
+                        .mnorm = routh ? s->anorm_routh : s->anorm_ap,
                         .ctx = s, .lazy = order && order == s->order ? &s->order_lazy : NULL};
-  if (n <= SVI_AT_NMAX) {
-    P.Mnt = routh ? s->Ant_routh : s->Ant_ap;
-    P.Mnt_nz = s->Ant_nz + (routh ? 0 : 2 * SVI_AT_NMAX);
+  if (routh) {
+    P.column = routh_column;
+    P.matrix = routh_matrix;
+  } else if (n <= SVI_AT_NMAX) {
+    P.Mnt = s->Ant_ap;
+    P.Mnt_nz = s->Ant_nz;
   }
   /* the structured residual is the same quantity only in the physical units the laws pass */
   if (opt && opt->zunit == s->zunit + (routh ? 0 : s->nc) && opt->wunit == s->wunit + (routh ? 0 : s->nc))

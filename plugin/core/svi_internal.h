@@ -99,11 +99,15 @@ struct svi_impact {
   double* v0;     /* nv */
   double* u0;     /* nb: Jbar v0 */
   double* A_ap;   /* n_ap^2, eq. (31)-(33) */
-  double* A_routh;/* n_routh^2, eq. (75b); valid iff dense */
-  double *Ant_routh, *Ant_ap; /* -A^T (columns of -A contiguous) when n <= SVI_AT_NMAX: the revised Lemke */
-  int* Ant_nz;                /* their columns' nonzero rows when at most 2 (svi_lcp_prepared.Mnt_nz): (75)'s, then (31)'s from 2 SVI_AT_NMAX */
-  int     dense;    /* W and A_routh are built for this problem (A_ap: ap_built) */
+  double* A_routh;/* n_routh^2, eq. (75b); valid iff routh_built */
+  double* Ant_ap;  /* (31)'s -A^T (columns of -A contiguous) when n_ap <= SVI_AT_NMAX: the revised Lemke */
+  int* Ant_nz;      /* its columns' nonzero rows when at most 2 (svi_lcp_prepared.Mnt_nz) */
+  int* routh_nz;    /* 2 n_routh: (75)'s columns' nonzero rows, as Ant_nz, found on first use
+                     * (routh_column; -3: not yet) */
+  int     dense;    /* W is built for this problem (A_routh: routh_built, A_ap: ap_built) */
   int     ap_built; /* A_ap and Ant_ap are built (svi_impact_ap_ready: on first use) */
+  int     routh_built; /* A_routh is built (routh_matrix: on first need; the revised Lemke's
+                          * columns come from W, routh_column) */
   int     lowrank;  /* the LCPs are solved by svi_lr_lemke (no n x n matrix) */
   svi_solver solver;/* requested at create (svi_impact_set_solver), resolved at setup */
   int     step_solve;   /* svi_impact_set_step_solve: no per-event pattern maps */
@@ -207,6 +211,9 @@ struct svi_impact {
 void svi_impact_dense(svi_impact* s);
 /* (31)'s A_ap and Ant_ap, which setup leaves to their first use (the dense Lemke on (31) calls it) */
 void svi_impact_ap_ready(svi_impact* s);
+/* (75)'s matrix A_routh of the problem set up, formed on the first call (the solvers take its
+ * columns from W; tests and the enumerations of complementary bases read the matrix) */
+const double* svi_impact_routh(svi_impact* s);
 /* for tests: force a solver for the following setups */
 void svi_impact_set_solver(svi_impact* s, svi_solver solver);
 /* W_ab without the dense matrix (Jbar_a . G_b) */
@@ -244,10 +251,16 @@ double svi_lr_residual(const svi_impact* s, int routh, const double* q, const do
  * solve returns a solution, the residual's last call was on that solution (so what the call
  * formed on the side belongs to it). */
 typedef struct {
-  const double* M;       /* n x n row-major */
+  const double* M;       /* n x n row-major, or NULL: formed by matrix() on first need */
   const double* Mnt;     /* -M^T (the columns of -M, contiguous), or NULL */
   const int*    Mnt_nz;  /* per column of -M its nonzero rows when at most 2 (-1 pads), else
                           * {-2, -2}; or NULL */
+  /* column j of -M into a (n values) and its nonzero rows as Mnt_nz has them, from the
+   * problem's structure; or NULL (then Mnt, else M) */
+  void (*column)(void* ctx, int j, double* a, int* nz);
+  /* M when the field is NULL: the refinement, the tableau, the regularised retry and a residual
+   * without .residual ask for it */
+  const double* (*matrix)(void* ctx);
   double        mnorm;   /* |M|_inf */
   double (*residual)(void* ctx, const double* q, const double* z);   /* or NULL */
   void*         ctx;

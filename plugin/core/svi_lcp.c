@@ -173,9 +173,16 @@ double svi_lcp_residual(int n, const double* M, const double* q, const double* z
   return r;
 }
 
+/* M of a solve: the prepared matrix is formed on first need when the preparation left it out
+ * (svi_lcp_prepared.matrix) */
+static const double* need_m(const svi_lcp_work* w, const double* M) {
+  return M ? M : w->prep->matrix(w->prep->ctx);
+}
+
 static double residual_of(const svi_lcp_work* w, const svi_lcp_options* o, int n, const double* M,
                           const double* q, const double* z) {
   if (w->prep && w->prep->residual) return w->prep->residual(w->prep->ctx, q, z);
+  M = need_m(w, M);
   if (o->zunit && o->wunit) return svi_lcp_residual_units(n, M, q, z, o->zunit, o->wunit);
   return svi_lcp_residual(n, M, q, z);
 }
@@ -694,7 +701,11 @@ SVI_SIMD_FMA static void pfi_entering(svi_lcp_work* w, int n, const double* M, c
     t0 = pfi_first_touch(w, n, v, -1);
   } else if (v < 2 * n) {
     const double* Mnt = w->prep ? w->prep->Mnt : NULL;
-    if (Mnt && M == w->prep->M) {
+    if (w->prep && w->prep->column && M == w->prep->M) {   /* from the problem's structure */
+      int nz[2];
+      w->prep->column(w->prep->ctx, v - n, a, nz);
+      if (nz[0] != -2) t0 = pfi_first_touch(w, n, nz[0], nz[1]);
+    } else if (Mnt && M == w->prep->M) {
       memcpy(a, Mnt + (size_t)(v - n) * n, sizeof(double) * n);
       const int* nz = w->prep->Mnt_nz ? w->prep->Mnt_nz + 2 * (v - n) : NULL;
       if (nz && nz[0] != -2) t0 = pfi_first_touch(w, n, nz[0], nz[1]);
@@ -792,14 +803,14 @@ static int any_path(svi_lcp_work* w, int n, const double* M, const double* q, co
     if (st != SVI_ERR_CAPACITY) return st;
     int p0 = *pivots;
     w->use_pfi = 0;
-    st = lemke_path(w, n, M, q, d, pt, max_iter, piv_tol, z, pivots);
+    st = lemke_path(w, n, need_m(w, M), q, d, pt, max_iter, piv_tol, z, pivots);
     *pivots += p0;
     w->use_pfi = 1;
     w->neta = -1;   /* refine: the tableau's B^-1 */
     return st;
   }
   w->neta = -1;
-  return lemke_path(w, n, M, q, d, pt, max_iter, piv_tol, z, pivots);
+  return lemke_path(w, n, need_m(w, M), q, d, pt, max_iter, piv_tol, z, pivots);
 }
 
 /* One step of iterative refinement with the tableau's B^-1:  x_B += B^-1 (q - B x_B).
@@ -869,6 +880,7 @@ static double refined_residual(svi_lcp_work* w, const svi_lcp_options* o, int n,
   double* keep = w->scratch + 2 * w->nmax;
   for (int k = 0; k < 2 && res > tol; k++) {
     memcpy(keep, z, sizeof(double) * n);
+    M = need_m(w, M);
     refine(w, n, M, q, z);
     double r2 = residual_of(w, o, n, M, q, z);
     if (!(r2 < res)) {   /* back to the kept z, evaluated last (svi_lcp_prepared.residual) */
@@ -895,7 +907,7 @@ static int lemke_solve(svi_lcp_work* w, int n, const svi_lcp_prepared* P, const 
 static int check_entry(const svi_lcp_work* w, int n, const double* M, int check_m, const double* q,
                        const double* d, double* z, svi_lcp_info* info) {
   memset(info, 0, sizeof(*info));
-  if (!w || !M || !q || !z || n <= 0) return info->status = SVI_ERR_ARG;
+  if (!w || (check_m && !M) || !q || !z || n <= 0) return info->status = SVI_ERR_ARG;
   if (n > w->nmax) return info->status = SVI_ERR_CAPACITY;
   memset(z, 0, sizeof(double) * n);
   if ((check_m && !finite_vec(n * n, M)) || !finite_vec(n, q) || (d && !finite_vec(n, d)))
@@ -930,7 +942,11 @@ int svi_lcp_lemke_prepared(svi_lcp_work* w, int n, const svi_lcp_prepared* P, co
   perturbation pt = {order, sign, P ? P->lazy : NULL};
   svi_lcp_info local;
   if (!info) info = &local;
-  int st = check_entry(w, n, P ? P->M : NULL, 0, q, d, z, info);
+  if (!P || (!P->M && !P->matrix)) {
+    memset(info, 0, sizeof(*info));
+    return info->status = SVI_ERR_ARG;
+  }
+  int st = check_entry(w, n, P->M, 0, q, d, z, info);
   if (st != SVI_OK) return st;
   w->use_pfi = 1;
   return lemke_solve(w, n, P, q, d, &pt, opt, z, info);
@@ -970,6 +986,7 @@ static int lemke_solve(svi_lcp_work* w, int n, const svi_lcp_prepared* P, const 
    * regularisation may choose the basis, never excuse the answer. */
   double reg_tol = fmax(res_tol, o.reg_tol > 0 ? o.reg_tol : 1e-6);
   double scale = fmax(1.0, mnorm);
+  M = need_m(w, M);
   for (double a = 1e-12; a <= 1.01e-6; a *= 100) {
     memcpy(w->Mreg, M, sizeof(double) * n * n);
     for (int i = 0; i < n; i++) w->Mreg[i * n + i] += a * scale;

@@ -191,22 +191,23 @@ static void table_siconos(int K) {
     }
     svi_lcp_work* w = svi_lcp_work_create(n);
     svi_siconos* so = svi_siconos_create(n);
+    const double* A = svi_impact_routh(s);
     double* Z1 = malloc(sizeof(double) * (size_t)nq * n);
     double* Z2 = malloc(sizeof(double) * (size_t)nq * n);
     int reps = 20;
     double t0 = bench_now();
     for (int r = 0; r < reps; r++)
-      for (int i = 0; i < nq; i++) svi_lcp_lemke(w, n, s->A_routh, Q + (size_t)i * n, NULL, NULL, Z1 + (size_t)i * n, NULL);
+      for (int i = 0; i < nq; i++) svi_lcp_lemke(w, n, A, Q + (size_t)i * n, NULL, NULL, Z1 + (size_t)i * n, NULL);
     double t1 = bench_now();
     svi_siconos_set_check(so, 0);
     for (int r = 0; r < reps; r++)
-      for (int i = 0; i < nq; i++) svi_siconos_lemke(so, n, s->A_routh, Q + (size_t)i * n, Z2 + (size_t)i * n, NULL);
+      for (int i = 0; i < nq; i++) svi_siconos_lemke(so, n, A, Q + (size_t)i * n, Z2 + (size_t)i * n, NULL);
     double t2 = bench_now();
     int ok1 = 0, ok2 = 0, same = 0;
     for (int i = 0; i < nq; i++) {
       const double* q = Q + (size_t)i * n;
-      int a = svi_lcp_residual(n, s->A_routh, q, Z1 + (size_t)i * n) <= 1e-9;
-      int b = svi_lcp_residual(n, s->A_routh, q, Z2 + (size_t)i * n) <= 1e-9;
+      int a = svi_lcp_residual(n, A, q, Z1 + (size_t)i * n) <= 1e-9;
+      int b = svi_lcp_residual(n, A, q, Z2 + (size_t)i * n) <= 1e-9;
       ok1 += a;
       ok2 += b;
       double d = 0;
