@@ -157,8 +157,9 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
   patterns_alloc(s);
   int nrt = nc_max * (3 + 2 * nt_max);
   if (nrt > SVI_AT_NMAX) nrt = SVI_AT_NMAX;
+  s->Ant_routh = malloc(sizeof(double) * (size_t)nrt * nrt);
   s->Ant_ap = malloc(sizeof(double) * (size_t)nrt * nrt);
-  s->Ant_nz = malloc(sizeof(int) * 2 * SVI_AT_NMAX);
+  s->Ant_nz = malloc(sizeof(int) * 4 * SVI_AT_NMAX);   /* (75)'s columns, then (31)'s from 2 SVI_AT_NMAX */
   s->routh_nz = malloc(sizeof(int) * 2 * (size_t)(nc_max * (3 + 2 * nt_max)));
   {   /* per-pattern velocity bounds of the directly solved enumerations, up to 4 contacts */
     int sc = nc_max < 4 ? nc_max : 4;
@@ -183,7 +184,8 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
    * moved the per-sample medians of the small examples by 10-15 % (svi_lcp.c, the eta file) */
   s->lo = malloc(sizeof(int) * (size_t)nv_max);
   s->hi = malloc(sizeof(int) * (size_t)nv_max);
-  if (!s->order || !s->lo || !s->hi || !s->pattern_map || !s->Ant_ap || !s->Ant_nz || !s->routh_nz) {
+  if (!s->order || !s->lo || !s->hi || !s->pattern_map || !s->Ant_routh || !s->Ant_ap || !s->Ant_nz ||
+      !s->routh_nz) {
     svi_impact_destroy(s);
     return NULL;
   }
@@ -206,6 +208,7 @@ void svi_impact_destroy(svi_impact* s) {
   free(s->sm_test);
   patterns_free(s);
 
+  free(s->Ant_routh);
   free(s->Ant_ap);
   free(s->Ant_nz);
   free(s->routh_nz);
@@ -570,7 +573,7 @@ static void build_ap_matrices(svi_impact* s) {
   if (na <= SVI_AT_NMAX) {
     fill_neg_zero(s->Ant_ap, (size_t)na * na);
     build_ap_block_nt(s, s->Ant_ap, na, 0);
-    sparse_columns(na, s->Ant_ap, s->Ant_nz);
+    sparse_columns(na, s->Ant_ap, s->Ant_nz + 2 * SVI_AT_NMAX);
   }
   s->ap_built = 1;
 }
@@ -638,13 +641,28 @@ static void routh_column(void* ctx, int j, double* a, int* nz) {
   nz[1] = c[1];
 }
 
-/* Both norms (the dense Lemke's tolerances); (75)'s matrix and (31)'s wait for their first need */
+/* Both norms (the dense Lemke's tolerances); (75)'s matrix and (31)'s wait for their first need.
+ * An event sampled many times (svi_impact_set_step_solve off: Algorithm 2, the examples) keeps
+ * -A^T of (75) when it fits, so that an entering column is one copy (its O(n^2) build is shared
+ * by the samples; a column from W costs the disc stack 9 % more instructions a sample); the
+ * plugin's one sample an event takes its columns from W (routh_column). */
 static void build_lcp_matrices(svi_impact* s) {
+  int nc = s->nc, nr = s->n_routh;
   s->ap_built = 0;
   s->routh_built = 0;
-  for (int j = 0; j < 2 * s->n_routh; j++) s->routh_nz[j] = -3;
+  for (int j = 0; j < 2 * nr; j++) s->routh_nz[j] = -3;
   s->anorm_ap = lcp_norm(s, 0);
   s->anorm_routh = lcp_norm(s, 1);
+  s->routh_t_built = !s->step_solve && nr <= SVI_AT_NMAX;
+  if (s->routh_t_built) {
+    fill_neg_zero(s->Ant_routh, (size_t)nr * nr);
+    build_ap_block_nt(s, s->Ant_routh, nr, nc);
+    for (int i = 0; i < nc; i++) {
+      s->Ant_routh[(nc + i) * nr + i] = 1.0;    /* -(-1)^T */
+      s->Ant_routh[i * nr + nc + i] = -1.0;     /* -(1)^T */
+    }
+    sparse_columns(nr, s->Ant_routh, s->Ant_nz);
+  }
 }
 
 /* Without the matrices: |A|_inf bounded through sum_c |W_rc| <= sum_k |Jbar_rk| sum_c |G_kc|
@@ -1211,11 +1229,14 @@ static int dense_lemke(svi_impact* s, int routh, const double* q, const double* 
                         .mnorm = routh ? s->anorm_routh : s->anorm_ap,
                         .ctx = s, .lazy = order && order == s->order ? &s->order_lazy : NULL};
   if (routh) {
-    P.column = routh_column;
     P.matrix = routh_matrix;
+    if (s->routh_t_built) {
+      P.Mnt = s->Ant_routh;
+      P.Mnt_nz = s->Ant_nz;
+    } else P.column = routh_column;
   } else if (n <= SVI_AT_NMAX) {
     P.Mnt = s->Ant_ap;
-    P.Mnt_nz = s->Ant_nz;
+    P.Mnt_nz = s->Ant_nz + 2 * SVI_AT_NMAX;
   }
   /* the structured residual is the same quantity only in the physical units the laws pass */
   if (opt && opt->zunit == s->zunit + (routh ? 0 : s->nc) && opt->wunit == s->wunit + (routh ? 0 : s->nc))

@@ -100,14 +100,17 @@ struct svi_impact {
   double* u0;     /* nb: Jbar v0 */
   double* A_ap;   /* n_ap^2, eq. (31)-(33) */
   double* A_routh;/* n_routh^2, eq. (75b); valid iff routh_built */
-  double* Ant_ap;  /* (31)'s -A^T (columns of -A contiguous) when n_ap <= SVI_AT_NMAX: the revised Lemke */
-  int* Ant_nz;      /* its columns' nonzero rows when at most 2 (svi_lcp_prepared.Mnt_nz) */
+  double *Ant_routh, *Ant_ap; /* -A^T (columns of -A contiguous) when n <= SVI_AT_NMAX: the revised
+                               * Lemke's columns; (75)'s only for an event sampled many times */
+  int* Ant_nz;                /* their columns' nonzero rows when at most 2 (svi_lcp_prepared.Mnt_nz):
+                               * (75)'s, then (31)'s from 2 SVI_AT_NMAX */
   int* routh_nz;    /* 2 n_routh: (75)'s columns' nonzero rows, as Ant_nz, found on first use
                      * (routh_column; -3: not yet) */
   int     dense;    /* W is built for this problem (A_routh: routh_built, A_ap: ap_built) */
   int     ap_built; /* A_ap and Ant_ap are built (svi_impact_ap_ready: on first use) */
-  int     routh_built; /* A_routh is built (routh_matrix: on first need; the revised Lemke's
-                          * columns come from W, routh_column) */
+  int     routh_built; /* A_routh is built (routh_matrix: on first need) */
+  int     routh_t_built; /* Ant_routh is built (build_lcp_matrices: not step_solve, n_routh <=
+                          * SVI_AT_NMAX); else the revised Lemke's columns come from W (routh_column) */
   int     lowrank;  /* the LCPs are solved by svi_lr_lemke (no n x n matrix) */
   svi_solver solver;/* requested at create (svi_impact_set_solver), resolved at setup */
   int     step_solve;   /* svi_impact_set_step_solve: no per-event pattern maps */
