@@ -390,6 +390,7 @@ SVI_SIMD static void kern_row_times_g(int nb, int lo, int hi, const double* rest
   for (int j = 0; j < nb; j++) w[j] = 0;
   for (int k = lo; k < hi; k++) {
     double a = ji[k];
+    if (a == 0) continue;   /* a dof of another branch of the tree: its terms are zeros */
     const double* g = G + (size_t)k * nb;
     for (int j = 0; j < nb; j++) w[j] += a * g[j];
   }
