@@ -325,18 +325,21 @@ static int ucholesky_env(int n, double* U, const int* hi) {
 
 /* x <- M^-1 x with M = U U^T (ucholesky_env, hi its envelope).  U y = x from the last nonzero of x
  * up: y_i = (x_i - sum_{i < k <= hi_i} U_ik y_k) / U_ii, 0 after that nonzero (a Jbar row's dofs
- * end with its bodies'); then U^T x = y from the first nonzero of y on, by columns of U^T (rows of
+ * end with its bodies') and 0 where x_i = 0 and y is 0 over row i's envelope (a dof whose subtree
+ * holds none of the row's); then U^T x = y from the first nonzero of y on, by columns of U^T (rows of
  * U): x_k = y_k / U_kk, then y_j -= U_kj x_k for k < j <= hi_k, one contiguous update (vectorised;
  * each entry's operations in the same order in every clone), skipped for x_k = 0. */
 SVI_SIMD static void usolve_env(int n, const double* U, const int* hi, double* x) {
-  int i1 = n - 1;
+  int i1 = n - 1, nzlo = n;   /* nzlo: the first nonzero of y below row i */
   while (i1 >= 0 && x[i1] == 0) i1--;
   for (int i = i1; i >= 0; i--) {
+    if (x[i] == 0 && hi[i] < nzlo) continue;   /* y_i = 0: not an ancestor of the row's dofs */
     const double* ui = U + (size_t)i * n;
     int e = hi[i] < i1 ? hi[i] : i1;
     double s = x[i];
     for (int k = i + 1; k <= e; k++) s -= ui[k] * x[k];
     x[i] = s / ui[i];
+    if (x[i] != 0) nzlo = i;
   }
   int i0 = 0;
   while (i0 < n && x[i0] == 0) i0++;
