@@ -159,7 +159,7 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
   if (nrt > SVI_AT_NMAX) nrt = SVI_AT_NMAX;
   s->Ant_routh = malloc(sizeof(double) * (size_t)nrt * nrt);
   s->Ant_ap = malloc(sizeof(double) * (size_t)nrt * nrt);
-  s->Ant_nz = malloc(sizeof(int) * 4 * SVI_AT_NMAX);   /* (75)'s columns, then (31)'s from 2 SVI_AT_NMAX */
+  s->Ant_nz = malloc(sizeof(int) * 2 * SVI_AT_NMAX);
   s->routh_nz = malloc(sizeof(int) * 2 * (size_t)(nc_max * (3 + 2 * nt_max)));
   {   /* per-pattern velocity bounds of the directly solved enumerations, up to 4 contacts */
     int sc = nc_max < 4 ? nc_max : 4;
@@ -508,20 +508,23 @@ svi_lcp_options svi_impact_lcp_options(const svi_impact* s, const svi_lcp_option
   return o;
 }
 
-/* The nonzero rows of each column of an n x n column-major matrix when it has at most two
- * (-1 pads), else {-2, -2}: the entering columns of beta (a unit vector) and gamma (E) in the
- * revised Lemke, whose FTRAN can start at the first eta that touches them. */
+/* The nonzero rows of a column of n values when it has at most two (-1 pads), else {-2, -2}:
+ * the entering columns of beta (a unit vector) and gamma (E) in the revised Lemke, whose FTRAN
+ * can start at the first eta that touches them. */
+static void column_nz(int n, const double* a, int* nz) {
+  int k = 0;
+  nz[0] = nz[1] = -1;
+  for (int i = 0; i < n && k <= 2; i++)   /* a third nonzero decides: not sparse */
+    if (a[i] != 0) {
+      if (k < 2) nz[k] = i;
+      k++;
+    }
+  if (k > 2) nz[0] = nz[1] = -2;
+}
+
+/* column_nz of each column of an n x n column-major matrix */
 static void sparse_columns(int n, const double* Ct, int* nz) {
-  for (int j = 0; j < n; j++) {
-    int k = 0, r[2] = {-1, -1};
-    for (int i = 0; i < n && k <= 2; i++)   /* a third nonzero decides: not sparse */
-      if (Ct[(size_t)j * n + i] != 0) {
-        if (k < 2) r[k] = i;
-        k++;
-      }
-    nz[2 * j] = k <= 2 ? r[0] : -2;
-    nz[2 * j + 1] = k <= 2 ? r[1] : -2;
-  }
+  for (int j = 0; j < n; j++) column_nz(n, Ct + (size_t)j * n, nz + 2 * j);
 }
 
 
@@ -567,7 +570,7 @@ static double lcp_norm(const svi_impact* s, int routh) {
   return r;
 }
 
-/* (31)'s matrix and its transpose, on first use (svi_impact_ap_ready): an event of the set-valued
+/* (31)'s matrix and its transpose, on first use (svi_impact_ap): an event of the set-valued
  * law solves (75) only, unless a sample is finished by (31) or falls back to it; forming both
  * matrices and transposes was half the set-up's O(n^2) work */
 static void build_ap_matrices(svi_impact* s) {
@@ -577,13 +580,9 @@ static void build_ap_matrices(svi_impact* s) {
   if (na <= SVI_AT_NMAX) {
     fill_neg_zero(s->Ant_ap, (size_t)na * na);
     build_ap_block_nt(s, s->Ant_ap, na, 0);
-    sparse_columns(na, s->Ant_ap, s->Ant_nz + 2 * SVI_AT_NMAX);
+    sparse_columns(na, s->Ant_ap, s->Ant_nz);
   }
   s->ap_built = 1;
-}
-
-void svi_impact_ap_ready(svi_impact* s) {
-  if (s->dense && !s->ap_built) build_ap_matrices(s);
 }
 
 /* (75)'s matrix, on first need (routh_matrix: the refinement, the tableau, the regularised retry,
@@ -631,41 +630,27 @@ static void routh_column(void* ctx, int j, double* a, int* nz) {
     } else a[nc + nb + (b - nc) / nd] = 1.0;         /* -(-E^T) in gamma's row */
   }
   int* c = s->routh_nz + 2 * j;   /* found once an event (-3: not yet) */
-  if (c[0] == -3) {
-    int k = 0;
-    c[0] = c[1] = -1;
-    for (int i = 0; i < nr && k <= 2; i++)
-      if (a[i] != 0) {
-        if (k < 2) c[k] = i;
-        k++;
-      }
-    if (k > 2) c[0] = c[1] = -2;
-  }
+  if (c[0] == -3) column_nz(nr, a, c);
   nz[0] = c[0];
   nz[1] = c[1];
 }
 
 /* Both norms (the dense Lemke's tolerances); (75)'s matrix and (31)'s wait for their first need.
  * An event sampled many times (svi_impact_set_step_solve off: Algorithm 2, the examples) keeps
- * -A^T of (75) when it fits, so that an entering column is one copy (its O(n^2) build is shared
- * by the samples; a column from W costs the disc stack 9 % more instructions a sample); the
- * plugin's one sample an event takes its columns from W (routh_column). */
+ * -A^T of (75) when it fits, its rows routh_column's columns, so that an entering column is one
+ * copy (the O(n^2) build is shared by the samples; a column from W costs the disc stack 9 % more
+ * instructions a sample); the plugin's one sample an event takes its columns from W. */
 static void build_lcp_matrices(svi_impact* s) {
-  int nc = s->nc, nr = s->n_routh;
+  int nr = s->n_routh;
   s->ap_built = 0;
   s->routh_built = 0;
   for (int j = 0; j < 2 * nr; j++) s->routh_nz[j] = -3;
   s->anorm_ap = lcp_norm(s, 0);
   s->anorm_routh = lcp_norm(s, 1);
   s->routh_t_built = !s->step_solve && nr <= SVI_AT_NMAX;
-  if (s->routh_t_built) {
-    fill_neg_zero(s->Ant_routh, (size_t)nr * nr);
-    build_ap_block_nt(s, s->Ant_routh, nr, nc);
-    for (int i = 0; i < nc; i++) {
-      s->Ant_routh[(nc + i) * nr + i] = 1.0;    /* -(-1)^T */
-      s->Ant_routh[i * nr + nc + i] = -1.0;     /* -(1)^T */
-    }
-    sparse_columns(nr, s->Ant_routh, s->Ant_nz);
+  for (int j = 0; s->routh_t_built && j < nr; j++) {
+    int nz[2];
+    routh_column(s, j, s->Ant_routh + (size_t)j * nr, nz);
   }
 }
 
@@ -787,19 +772,28 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
   return SVI_OK;
 }
 
+/* W and the norms, if setup skipped them (many contacts: O(nb^2 nv)) */
+static void dense_ready(svi_impact* s) {
+  if (s->dense) return;
+  build_delassus(s);
+  build_lcp_matrices(s);
+}
+
+const double* svi_impact_ap(svi_impact* s) {
+  dense_ready(s);
+  if (!s->ap_built) build_ap_matrices(s);
+  return s->A_ap;
+}
+
 const double* svi_impact_routh(svi_impact* s) {
-  svi_impact_dense(s);
-  return s->A_routh;
+  dense_ready(s);
+  return routh_matrix(s);
 }
 
 void svi_impact_dense(svi_impact* s) {
   if (!s || s->nc <= 0) return;
-  if (!s->dense) {
-    build_delassus(s);
-    build_lcp_matrices(s);
-  }
-  svi_impact_ap_ready(s);
-  routh_matrix(s);
+  svi_impact_ap(s);
+  svi_impact_routh(s);
 }
 
 /* The physical residual of an impulse lambda_bar as a solution of the step (75) at q, for the
@@ -1228,7 +1222,7 @@ static double residual_ap(void* s, const double* q, const double* z) { return lc
 static int dense_lemke(svi_impact* s, int routh, const double* q, const double* d, const int* order,
                        const double* sign, const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
   int n = routh ? s->n_routh : s->n_ap;
-  if (!routh) svi_impact_ap_ready(s);
+  if (!routh) svi_impact_ap(s);
   svi_lcp_prepared P = {.M = routh ? (s->routh_built ? s->A_routh : NULL) : s->A_ap,
                         .mnorm = routh ? s->anorm_routh : s->anorm_ap,
                         .ctx = s, .lazy = order && order == s->order ? &s->order_lazy : NULL};
@@ -1236,11 +1230,11 @@ static int dense_lemke(svi_impact* s, int routh, const double* q, const double* 
     P.matrix = routh_matrix;
     if (s->routh_t_built) {
       P.Mnt = s->Ant_routh;
-      P.Mnt_nz = s->Ant_nz;
+      P.Mnt_nz = s->routh_nz;
     } else P.column = routh_column;
   } else if (n <= SVI_AT_NMAX) {
     P.Mnt = s->Ant_ap;
-    P.Mnt_nz = s->Ant_nz + 2 * SVI_AT_NMAX;
+    P.Mnt_nz = s->Ant_nz;
   }
   /* the structured residual is the same quantity only in the physical units the laws pass */
   if (opt && opt->zunit == s->zunit + (routh ? 0 : s->nc) && opt->wunit == s->wunit + (routh ? 0 : s->nc))
@@ -1261,7 +1255,7 @@ int svi_impact_lemke(svi_impact* s, int routh, const double* q, const double* d,
      * and then, not always on the same ones as the dense tableau): the dense tableau, with the
      * same rule and checks (W is formed once per event for it) */
     int piv = info->pivots;
-    svi_impact_dense(s);
+    dense_ready(s);
     st = dense_lemke(s, routh, q, d, order, sign, opt, z, info);
     info->pivots += piv;
     return st;

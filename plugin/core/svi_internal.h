@@ -102,12 +102,11 @@ struct svi_impact {
   double* A_routh;/* n_routh^2, eq. (75b); valid iff routh_built */
   double *Ant_routh, *Ant_ap; /* -A^T (columns of -A contiguous) when n <= SVI_AT_NMAX: the revised
                                * Lemke's columns; (75)'s only for an event sampled many times */
-  int* Ant_nz;                /* their columns' nonzero rows when at most 2 (svi_lcp_prepared.Mnt_nz):
-                               * (75)'s, then (31)'s from 2 SVI_AT_NMAX */
-  int* routh_nz;    /* 2 n_routh: (75)'s columns' nonzero rows, as Ant_nz, found on first use
-                     * (routh_column; -3: not yet) */
+  int* Ant_nz;                /* (31)'s columns' nonzero rows when at most 2 (svi_lcp_prepared.Mnt_nz) */
+  int* routh_nz;    /* 2 n_routh: (75)'s columns' nonzero rows, as Ant_nz, found on a column's
+                     * first use (routh_column; -3: not yet) */
   int     dense;    /* W is built for this problem (A_routh: routh_built, A_ap: ap_built) */
-  int     ap_built; /* A_ap and Ant_ap are built (svi_impact_ap_ready: on first use) */
+  int     ap_built; /* A_ap and Ant_ap are built (svi_impact_ap: on first use) */
   int     routh_built; /* A_routh is built (routh_matrix: on first need) */
   int     routh_t_built; /* Ant_routh is built (build_lcp_matrices: not step_solve, n_routh <=
                           * SVI_AT_NMAX); else the revised Lemke's columns come from W (routh_column) */
@@ -209,13 +208,14 @@ struct svi_impact {
 
 };
 
-/* Build W, A_ap and A_routh if setup skipped them (many contacts: O(nb^2 nv)), or A_ap if only it
- * waits (svi_impact_ap_ready) */
+/* W, A_ap and A_routh of the problem set up, each formed if it is not yet (setup skips W for many
+ * contacts, O(nb^2 nv), and leaves both matrices to their first need) */
 void svi_impact_dense(svi_impact* s);
-/* (31)'s A_ap and Ant_ap, which setup leaves to their first use (the dense Lemke on (31) calls it) */
-void svi_impact_ap_ready(svi_impact* s);
-/* (75)'s matrix A_routh of the problem set up, formed on the first call (the solvers take its
- * columns from W; tests and the enumerations of complementary bases read the matrix) */
+/* (31)'s A_ap (and Ant_ap), formed on the first call: the dense Lemke on (31), the simultaneous
+ * law's enumeration */
+const double* svi_impact_ap(svi_impact* s);
+/* (75)'s A_routh, formed on the first call (the solvers take its columns from W or Ant_routh;
+ * tests and the enumeration of complementary bases read the matrix) */
 const double* svi_impact_routh(svi_impact* s);
 /* for tests: force a solver for the following setups */
 void svi_impact_set_solver(svi_impact* s, svi_solver solver);

@@ -51,7 +51,7 @@ static void complete_ap(const svi_impact* s, const double* lam, double* z) {
 int svi_law_simultaneous_all(svi_impact* s, double* v_out, int max_out, int* count) {
   if (!s || !count || (max_out > 0 && !v_out)) return SVI_ERR_ARG;
   int na = s->n_ap, nb = s->nb, nv = s->nv, nsol = 0, stride = na;
-  if (na <= 24) svi_impact_dense(s);
+  const double* A = na <= 24 ? svi_impact_ap(s) : NULL;   /* W and (31)'s matrix */
   memcpy(s->q, s->u0, sizeof(double) * nb);
   memset(s->q + nb, 0, sizeof(double) * s->nc);
   if (svi_modes_supported(s)) {
@@ -59,7 +59,7 @@ int svi_law_simultaneous_all(svi_impact* s, double* v_out, int max_out, int* cou
     stride = nb;
   } else {
     if (na > 24) return SVI_ERR_CAPACITY;
-    int st = svi_lcp_enumerate(na, s->A_ap, s->q, 1e-9, s->sols, SVI_ENUM_MAX_SOLS, &nsol);
+    int st = svi_lcp_enumerate(na, A, s->q, 1e-9, s->sols, SVI_ENUM_MAX_SOLS, &nsol);
     if (st != SVI_OK) return st;
   }
   if (nsol > SVI_ENUM_MAX_SOLS) nsol = SVI_ENUM_MAX_SOLS;
@@ -69,7 +69,7 @@ int svi_law_simultaneous_all(svi_impact* s, double* v_out, int max_out, int* cou
   for (int k = 0; k < nsol; k++) {
     const double* lam = s->sols + k * stride;
     complete_ap(s, lam, s->z);
-    if (svi_lcp_residual_units(na, s->A_ap, s->q, s->z, o.zunit, o.wunit) > o.res_tol) continue;
+    if (svi_lcp_residual_units(na, A, s->q, s->z, o.zunit, o.wunit) > o.res_tol) continue;
     double* v = s->dv + (*count < SVI_ENUM_MAX_SOLS ? *count : SVI_ENUM_MAX_SOLS - 1) * nv;
     memcpy(v, s->v0, sizeof(double) * nv);
     svi_impact_g_add(s, lam, v);

@@ -64,8 +64,8 @@ static int step_enumerate(svi_impact* s, const double* u, const double* lmax, do
   }
   double* q = s->q;
   routh_q(s, u, lmax, q);
-  svi_impact_dense(s);
-  int st = svi_lcp_enumerate(nr, s->A_routh, q, 1e-9, s->sols, SVI_ENUM_MAX_SOLS, &count);
+  const double* A = svi_impact_routh(s);
+  int st = svi_lcp_enumerate(nr, A, q, 1e-9, s->sols, SVI_ENUM_MAX_SOLS, &count);
   if (st != SVI_OK) return st;
   if (count > SVI_ENUM_MAX_SOLS) count = SVI_ENUM_MAX_SOLS;
   int distinct = 0, pick_from[SVI_ENUM_MAX_SOLS];
@@ -85,7 +85,7 @@ static int step_enumerate(svi_impact* s, const double* u, const double* lmax, do
   if (distinct == 0) return SVI_ERR_RESIDUAL;
   int k = pick_from[svi_pick_index(r01, distinct)];
   memcpy(lam, s->sols + k * nr + nc, sizeof(double) * nb);
-  double res = svi_lcp_residual_units(nr, s->A_routh, q, s->sols + k * nr, s->zunit, s->wunit);
+  double res = svi_lcp_residual_units(nr, A, q, s->sols + k * nr, s->zunit, s->wunit);
   if (info) {
     memset(info, 0, sizeof(*info));
     info->residual = res;
