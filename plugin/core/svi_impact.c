@@ -206,6 +206,7 @@ void svi_impact_destroy(svi_impact* s) {
   free(s->sm_fac);
   free(s->sm_kf);
   free(s->sm_test);
+  free(s->sm_pp);
   patterns_free(s);
 
   free(s->Ant_routh);

@@ -24,6 +24,7 @@
  * each linear in its unknowns (INT + FACE is linear in (a, b)), and the feasible patterns give
  * every distinct v' of the step (tests/test_physics.c compares with basis enumeration).
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,10 +62,25 @@ struct svi_mode_fac {
   double kn;       /* max |K_ij| */
 };
 
-/* F (k x k): the multipliers below the diagonal (each written at its column's step and never
- * swapped after it: the later swaps move columns >= their own only) and U on and above it; or,
- * for a singular K, the Cholesky factor of N = K^T K + (1e-13 kn^2 + 1e-300) I */
-static void mode_factor(struct svi_mode_fac* h, int k, const double* K, double* F) {
+/* the singular K of mode_factor: (K^T K + delta I) y = K^T r, the minimum-norm solution as
+ * delta -> 0 (F: the Cholesky factor of that matrix) */
+static void mode_factor_singular(struct svi_mode_fac* h, int k, const double* K, double* F) {
+  double kn = h->kn;
+  for (int i = 0; i < k; i++) {
+    for (int j = 0; j < k; j++) {
+      double sum = 0;
+      for (int m = 0; m < k; m++) sum += K[m * k + i] * K[m * k + j];
+      F[i * k + j] = sum;
+    }
+    F[i * k + i] += 1e-13 * kn * kn + 1e-300;
+  }
+  h->state = svi_cholesky(k, F) ? MF_SING : MF_FAIL;
+}
+
+/* mode_factor's elimination with k a constant in each inlined copy (k <= 6: its loops unroll; the
+ * same operations in the same order as with k a variable, so the same bits) */
+static inline __attribute__((always_inline)) void mode_factor_k(struct svi_mode_fac* h, const double* K,
+                                                                double* F, const int k) {
   double kn = 0;
   for (int i = 0; i < k * k; i++) { double a = fabs(K[i]); if (a > kn) kn = a; }
   h->k = k;
@@ -75,18 +91,7 @@ static void mode_factor(struct svi_mode_fac* h, int k, const double* K, double* 
     int p = c;
     double best = fabs(F[c * k + c]);
     for (int i = c + 1; i < k; i++) if (fabs(F[i * k + c]) > best) { best = fabs(F[i * k + c]); p = i; }
-    if (!(best > sing)) {   /* (K^T K + delta I) y = K^T r: the minimum-norm solution as delta -> 0 */
-      for (int i = 0; i < k; i++) {
-        for (int j = 0; j < k; j++) {
-          double sum = 0;
-          for (int m = 0; m < k; m++) sum += K[m * k + i] * K[m * k + j];
-          F[i * k + j] = sum;
-        }
-        F[i * k + i] += 1e-13 * kn * kn + 1e-300;
-      }
-      h->state = svi_cholesky(k, F) ? MF_SING : MF_FAIL;
-      return;
-    }
+    if (!(best > sing)) { mode_factor_singular(h, k, K, F); return; }
     h->piv[c] = p;
     if (p != c)
       for (int j = c; j < k; j++) { double t = F[c * k + j]; F[c * k + j] = F[p * k + j]; F[p * k + j] = t; }
@@ -101,6 +106,42 @@ static void mode_factor(struct svi_mode_fac* h, int k, const double* K, double* 
   h->state = MF_LU;
 }
 
+/* F (k x k): the multipliers below the diagonal (each written at its column's step and never
+ * swapped after it: the later swaps move columns >= their own only) and U on and above it; or,
+ * for a singular K, the Cholesky factor of N = K^T K + (1e-13 kn^2 + 1e-300) I */
+static void mode_factor(struct svi_mode_fac* h, int k, const double* K, double* F) {
+  switch (k) {
+  case 1: mode_factor_k(h, K, F, 1); return;
+  case 2: mode_factor_k(h, K, F, 2); return;
+  case 3: mode_factor_k(h, K, F, 3); return;
+  case 4: mode_factor_k(h, K, F, 4); return;
+  case 5: mode_factor_k(h, K, F, 5); return;
+  case 6: mode_factor_k(h, K, F, 6); return;
+  default: mode_factor_k(h, K, F, k); return;
+  }
+}
+
+/* the LU solve of mode_solve with k a constant in each inlined copy (as mode_factor_k) */
+static inline __attribute__((always_inline)) void lu_solve_k(const struct svi_mode_fac* h, const double* F,
+                                                             const double* r, double* y, const int k) {
+  double b[KMAX];
+  for (int i = 0; i < k; i++) b[i] = r[i];
+  for (int c = 0; c < k; c++) {
+    int p = h->piv[c];
+    if (p != c) { double t = b[c]; b[c] = b[p]; b[p] = t; }
+    for (int i = c + 1; i < k; i++) {
+      double f = F[i * k + c];
+      if (f == 0) continue;
+      b[i] -= f * b[c];
+    }
+  }
+  for (int c = k - 1; c >= 0; c--) {
+    double sum = b[c];
+    for (int j = c + 1; j < k; j++) sum -= F[c * k + j] * y[j];
+    y[c] = sum / F[c * k + c];
+  }
+}
+
 /* y with K y = r from mode_factor's h, F (and K for a singular K).  Returns 0 if no y satisfies
  * K y = r to tol. */
 static int mode_solve(const struct svi_mode_fac* h, const double* K, const double* F, const double* r,
@@ -108,21 +149,14 @@ static int mode_solve(const struct svi_mode_fac* h, const double* K, const doubl
   int k = h->k;
   if (h->state == MF_FAIL) return 0;
   if (h->state == MF_LU) {
-    double b[KMAX];
-    for (int i = 0; i < k; i++) b[i] = r[i];
-    for (int c = 0; c < k; c++) {
-      int p = h->piv[c];
-      if (p != c) { double t = b[c]; b[c] = b[p]; b[p] = t; }
-      for (int i = c + 1; i < k; i++) {
-        double f = F[i * k + c];
-        if (f == 0) continue;
-        b[i] -= f * b[c];
-      }
-    }
-    for (int c = k - 1; c >= 0; c--) {
-      double sum = b[c];
-      for (int j = c + 1; j < k; j++) sum -= F[c * k + j] * y[j];
-      y[c] = sum / F[c * k + c];
+    switch (k) {
+    case 1: lu_solve_k(h, F, r, y, 1); break;
+    case 2: lu_solve_k(h, F, r, y, 2); break;
+    case 3: lu_solve_k(h, F, r, y, 3); break;
+    case 4: lu_solve_k(h, F, r, y, 4); break;
+    case 5: lu_solve_k(h, F, r, y, 5); break;
+    case 6: lu_solve_k(h, F, r, y, 6); break;
+    default: lu_solve_k(h, F, r, y, k); break;
     }
     return 1;
   }
@@ -722,11 +756,39 @@ static inline smode_test smode_tests(int md, double vtol) {
 }
 
 
+/* pattern_possible's intervals and tests for two spatial contacts, the six rows as two GCC vectors
+ * (rows 0-3, then 4-5 and two padding lanes: pattern_possible2 below) */
+typedef struct { svi_v4d lo[2], hi[2], mag[2]; } pp_bounds;
+typedef struct { svi_v4i tl[2], th[2], ml[2], mh[2]; } pp_tests;
+
+/* lane k of vector pair v (k < 8) */
+static inline void pp_set(svi_v4d* v, int k, double x) { v[k / 4][k % 4] = x; }
+static inline void pp_seti(svi_v4i* v, int k, long long x) { v[k / 4][k % 4] = x; }
+
+/* contact j's tests in mode md (sm_test) on its lanes 3j .. 3j + 2 */
+static void pp_tests_of(const svi_impact* s, pp_tests* t, int j, int md) {
+  const smode_test* m = s->sm_test + md;
+  memset(t, 0, sizeof(*t));
+  for (int e = 0; e < 3; e++) {
+    long long bits;
+    if (m->tl[e]) { memcpy(&bits, &m->lt[e], sizeof(bits)); pp_seti(t->tl, 3 * j + e, bits); pp_seti(t->ml, 3 * j + e, -1); }
+    if (m->th[e]) { memcpy(&bits, &m->ht[e], sizeof(bits)); pp_seti(t->th, 3 * j + e, bits); pp_seti(t->mh, 3 * j + e, -1); }
+  }
+}
+
+/* per event: each contact's tests in each mode (sm_pp, in spatial_tables) */
+static void pp_tests_setup(svi_impact* s) {
+  pp_tests* T = (pp_tests*)s->sm_pp;
+  for (int i = 0; i < 2; i++)
+    for (int md = 0; md < S_MODES; md++) pp_tests_of(s, &T[i * S_MODES + md], i, md);
+}
+
 int svi_smode_event_alloc(svi_impact* s) {
   s->sm_fac = calloc(SM_FAC_PATTERNS, sizeof(struct svi_mode_fac));   /* MF_NONE */
   s->sm_kf = malloc(sizeof(double) * SM_FAC_PATTERNS * 2 * SM_FAC_K * SM_FAC_K);
   s->sm_test = malloc(sizeof(struct svi_smode_test) * S_MODES);
-  return s->sm_fac && s->sm_kf && s->sm_test;
+  s->sm_pp = svi_alloc64(sizeof(pp_tests) * 2 * S_MODES);
+  return s->sm_fac && s->sm_kf && s->sm_test && s->sm_pp;
 }
 
 static void smode_build(struct svi_smode* q, int md, double mu) {
@@ -782,6 +844,7 @@ static void spatial_tables(svi_impact* s) {
   int nc = s->nc, m3 = 3 * nc;
   s->smode_ready = 1;
   for (int p = 0; p < SM_FAC_PATTERNS; p++) s->sm_fac[p].state = MF_NONE;   /* a new event */
+  if (nc == 2) pp_tests_setup(s);
   for (int i = 0; i < nc; i++)
     for (int md = 0; md < S_MODES; md++) {
       struct svi_smode* q = s->smode + i * S_MODES + md;
@@ -1088,28 +1151,81 @@ static int mode_hull(int spatial, int md, double lmax, double mu, double eps, do
   return 3;
 }
 
-/* per allowed mode of each contact, row by row: [min, max] of Wr x over its hull and a magnitude */
-SVI_SIMD static void mode_bounds(svi_impact* s, const double* lmax, int spatial, int list[][S_MODES_MAX],
-                        const int* cnt) {
-  int nc = s->nc, per = spatial ? 3 : 2, m = per * nc;
+/* per allowed mode of each contact, row by row: [min, max] of Wr x over its hull and a magnitude.
+ * Each row's sums and running extremes over the hull's points are formed point by point, all rows
+ * of a point together: Wr is exactly symmetric (build_delassus), so row a's entries for contact i's
+ * columns are the contiguous entries of those columns.  Per row the same operations in the same
+ * order; per and nc are constants in the inlined copy for two spatial contacts. */
+static inline __attribute__((always_inline)) void mode_bounds_nc(svi_impact* s, const double* lmax, int spatial,
+                                                                 int list[][S_MODES_MAX], const int* cnt,
+                                                                 const int per, const int nc) {
+  const int m = per * nc;
   double eps = 1e-9 * (s->ref_impulse > 0 ? s->ref_impulse : 1.0), pt[8][3];
+  double lo[3 * MODE_MAX_NC], hi[3 * MODE_MAX_NC], mag[3 * MODE_MAX_NC];
   for (int i = 0; i < nc; i++)
     for (int c = 0; c < cnt[i]; c++) {
       int md = list[i][c], np = mode_hull(spatial, md, lmax[i], s->mu[i], eps, pt);
       double* b = s->sm_c + ((size_t)(i * S_MODES_MAX + md) * m) * 3;
-      for (int a = 0; a < m; a++) {
-        const double* w = s->Wr + (size_t)a * m + per * i;
-        double lo = INFINITY, hi = -INFINITY, mag = 0;
-        for (int k = 0; k < np; k++) {
+      const double* wc = s->Wr + (size_t)per * i * m;   /* column per i + e at wc + e m */
+      for (int a = 0; a < m; a++) { lo[a] = INFINITY; hi[a] = -INFINITY; mag[a] = 0; }
+      for (int k = 0; k < np; k++)
+        for (int a = 0; a < m; a++) {
           double v = 0, g = 0;
-          for (int e = 0; e < per; e++) { v += w[e] * pt[k][e]; g += fabs(w[e] * pt[k][e]); }
-          lo = v < lo ? v : lo;
-          hi = v > hi ? v : hi;
-          mag = g > mag ? g : mag;
+          for (int e = 0; e < per; e++) { v += wc[e * m + a] * pt[k][e]; g += fabs(wc[e * m + a] * pt[k][e]); }
+          lo[a] = v < lo[a] ? v : lo[a];
+          hi[a] = v > hi[a] ? v : hi[a];
+          mag[a] = g > mag[a] ? g : mag[a];
         }
-        b[3 * a] = lo; b[3 * a + 1] = hi; b[3 * a + 2] = mag;
+      for (int a = 0; a < m; a++) { b[3 * a] = lo[a]; b[3 * a + 1] = hi[a]; b[3 * a + 2] = mag[a]; }
+    }
+}
+
+/* lane by lane: *b = a where mask (all ones), else *b unchanged (pointers: no vector in the ABI) */
+static inline void pick4(svi_v4d* b, const svi_v4i* mask, const svi_v4d* a) {
+  *b = (svi_v4d)((*mask & (svi_v4i)*a) | (~*mask & (svi_v4i)*b));
+}
+
+/* mode_bounds_nc for two spatial contacts, written as pattern_possible2 reads them (pp_bounds: the
+ * six rows as two GCC vectors, rows 0-3, then 4-5 and two lanes of zeros) instead of into sm_c:
+ * per row the same operations in the same order */
+static inline __attribute__((always_inline)) void mode_bounds2(const svi_impact* s, const double* lmax,
+                                                               int list[][S_MODES_MAX], const int* cnt,
+                                                               pp_bounds B[2][S_MODES]) {
+  double eps = 1e-9 * (s->ref_impulse > 0 ? s->ref_impulse : 1.0), pt[8][3];
+  const svi_v4d zero = {0, 0, 0, 0}, inf = {INFINITY, INFINITY, INFINITY, INFINITY};
+  for (int i = 0; i < 2; i++) {
+    svi_v4d w[3][2] = {{zero, zero}, {zero, zero}, {zero, zero}};   /* column 3 i + e of Wr: rows 0-3, 4-5 */
+    for (int e = 0; e < 3; e++)
+      for (int a = 0; a < 6; a++) w[e][a / 4][a % 4] = s->Wr[(size_t)(3 * i + e) * 6 + a];
+    for (int c = 0; c < cnt[i]; c++) {
+      int md = list[i][c], np = mode_hull(1, md, lmax[i], s->mu[i], eps, pt);
+      pp_bounds* q = &B[i][md];
+      svi_v4d* lo = q->lo, *hi = q->hi, *mag = q->mag;
+      for (int h = 0; h < 2; h++) { lo[h] = inf; hi[h] = -inf; mag[h] = zero; }
+      for (int k = 0; k < np; k++)
+        for (int h = 0; h < 2; h++) {
+          svi_v4d v = zero, g = zero;
+          for (int e = 0; e < 3; e++) {
+            svi_v4d p = w[e][h] * pt[k][e];
+            v += p;
+            g += (svi_v4d)((svi_v4i)p & ~(svi_v4i){LLONG_MIN, LLONG_MIN, LLONG_MIN, LLONG_MIN});   /* |p| */
+          }
+          svi_v4i lt = v < lo[h], gt = v > hi[h], gm = g > mag[h];
+          pick4(&lo[h], &lt, &v);   /* lo = v < lo ? v : lo, lane by lane */
+          pick4(&hi[h], &gt, &v);
+          pick4(&mag[h], &gm, &g);
+        }
+      for (int h = 0; h < 2; h++) {   /* the padding lanes 6, 7: zero, as pattern_possible2 has them */
+        lo[1][2 + h] = 0;
+        hi[1][2 + h] = 0;
       }
     }
+  }
+}
+
+SVI_SIMD static void mode_bounds(svi_impact* s, const double* lmax, int spatial, int list[][S_MODES_MAX],
+                                 const int* cnt) {
+  mode_bounds_nc(s, lmax, spatial, list, cnt, spatial ? 3 : 2, s->nc);
 }
 
 static inline int pattern_possible(const svi_impact* s, const int* mode, const double* ur, int spatial) {
@@ -1134,46 +1250,18 @@ static inline int pattern_possible(const svi_impact* s, const int* mode, const d
   return 1;
 }
 
+/* per step: u's lanes */
+static void pp_setup(const double* ur, pp_bounds* U) {
+  memset(U, 0, sizeof(*U));
+  for (int a = 0; a < 6; a++) { pp_set(U->lo, a, ur[a]); pp_set(U->hi, a, ur[a]); pp_set(U->mag, a, fabs(ur[a])); }
+}
+
 /* pattern_possible for two spatial contacts, the six rows as two GCC vectors (rows 0-3, then 4-5
  * and two padding lanes): the same sums in the same order (u_a, then contact 0's and contact 1's
  * intervals), the same widening, and mode_possible's tests (smode_tests) as lane thresholds,
  * l <= tl where contact j's mode tests a row's lower end and h >= th where it tests the upper end
  * (a NaN fails a test, as there).  Each contact's tables hold its own three lanes and zero bits elsewhere, so a
  * pattern's are its two contacts' or-ed.  The same decisions. */
-typedef struct { svi_v4d lo[2], hi[2], mag[2]; } pp_bounds;
-typedef struct { svi_v4i tl[2], th[2], ml[2], mh[2]; } pp_tests;
-
-/* lane k of vector pair v (k < 8) */
-static inline void pp_set(svi_v4d* v, int k, double x) { v[k / 4][k % 4] = x; }
-static inline void pp_seti(svi_v4i* v, int k, long long x) { v[k / 4][k % 4] = x; }
-
-/* contact j's tests in mode md (sm_test) on its lanes 3j .. 3j + 2 */
-static void pp_tests_of(const svi_impact* s, pp_tests* t, int j, int md) {
-  const smode_test* m = s->sm_test + md;
-  memset(t, 0, sizeof(*t));
-  for (int e = 0; e < 3; e++) {
-    long long bits;
-    if (m->tl[e]) { memcpy(&bits, &m->lt[e], sizeof(bits)); pp_seti(t->tl, 3 * j + e, bits); pp_seti(t->ml, 3 * j + e, -1); }
-    if (m->th[e]) { memcpy(&bits, &m->ht[e], sizeof(bits)); pp_seti(t->th, 3 * j + e, bits); pp_seti(t->mh, 3 * j + e, -1); }
-  }
-}
-
-/* per step: u's lanes, and each allowed mode's intervals (from mode_bounds' sm_c) and tests */
-static void pp_setup(const svi_impact* s, const double* ur, int list[][S_MODES_MAX], const int* cnt,
-                     pp_bounds* U, pp_bounds B[2][S_MODES], pp_tests T[2][S_MODES]) {
-  memset(U, 0, sizeof(*U));
-  for (int a = 0; a < 6; a++) { pp_set(U->lo, a, ur[a]); pp_set(U->hi, a, ur[a]); pp_set(U->mag, a, fabs(ur[a])); }
-  for (int i = 0; i < 2; i++)
-    for (int c = 0; c < cnt[i]; c++) {
-      int md = list[i][c];
-      const double* b = s->sm_c + (size_t)(i * S_MODES_MAX + md) * 6 * 3;
-      pp_bounds* q = &B[i][md];
-      memset(q, 0, sizeof(*q));
-      for (int a = 0; a < 6; a++) { pp_set(q->lo, a, b[3 * a]); pp_set(q->hi, a, b[3 * a + 1]); pp_set(q->mag, a, b[3 * a + 2]); }
-      pp_tests_of(s, &T[i][md], i, md);
-    }
-}
-
 static inline int pattern_possible2(const pp_bounds* U, const pp_bounds* b0, const pp_bounds* b1,
                                     const pp_tests* t0, const pp_tests* t1) {
   svi_v4i bad = {0, 0, 0, 0};
@@ -1518,16 +1606,18 @@ SVI_SIMD static int spatial_enumerate(svi_impact* s, const double* u, const doub
   if (!allowed_modes(s, ur, lmax, 1, list, cnt, &bounded)) return 0;
   if (!s->smode_ready) spatial_tables(s);
   if (!ap) spatial_step_setup(s, lmax);
-  if (bounded) mode_bounds(s, lmax, 1, list, cnt);
   pp_bounds U, B[2][S_MODES];
-  pp_tests T[2][S_MODES];
+  const pp_tests* T = (const pp_tests*)s->sm_pp;   /* contact i, mode md: T[i S_MODES + md] */
   int two = bounded && nc == 2;   /* pattern_possible2 */
-  if (two) pp_setup(s, ur, list, cnt, &U, B, T);
+  if (two) {
+    mode_bounds2(s, lmax, list, cnt, B);
+    pp_setup(ur, &U);
+  } else if (bounded) mode_bounds(s, lmax, 1, list, cnt);
   for (int i = 0; i < nc; i++) mode[i] = list[i][0];
   for (int more = 1; more; more = next_pattern(nc, list, cnt, pos, mode)) {
     if (ap && spatial_has_budget(mode, nc)) continue;
     if (two) {
-      if (!pattern_possible2(&U, &B[0][mode[0]], &B[1][mode[1]], &T[0][mode[0]], &T[1][mode[1]])) continue;
+      if (!pattern_possible2(&U, &B[0][mode[0]], &B[1][mode[1]], &T[mode[0]], &T[S_MODES + mode[1]])) continue;
     } else if (bounded && nc > 1 && !pattern_possible(s, mode, ur, 1)) continue;
     s->patterns_solved++;
     if (!spatial_pattern(s, mode, ur, x, up) || !spatial_feasible(s, mode, lmax, x, up)) continue;
