@@ -689,19 +689,6 @@ static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturba
   return r;
 }
 
-/* a = src, n values: whole blocks of 4 as vectors, then the rest (inline: the C library's memcpy,
- * a call and a dispatch on the size, was 5 % of a disc-stack sample's time for its 25 values) */
-static inline void copy_col(double* restrict a, const double* restrict src, int n) {
-  int i = 0;
-  for (; i + 4 <= n; i += 4) {
-    svi_v4d v;
-    memcpy(&v, src + i, sizeof(v));
-    memcpy(a + i, &v, sizeof(v));
-  }
-  for (int k = 0; k < 3; k++)
-    if (i + k < n) a[i + k] = src[i + k];
-}
-
 /* the column of variable v of [I | -M | -d] into pfi_col, then B^-1 times it (FTRAN inlined: this
  * is its clone, one call a pivot) */
 SVI_SIMD_FMA static void pfi_entering(svi_lcp_work* w, int n, const double* M, const double* d, int v) {
@@ -719,7 +706,7 @@ SVI_SIMD_FMA static void pfi_entering(svi_lcp_work* w, int n, const double* M, c
       w->prep->column(w->prep->ctx, v - n, a, nz);
       if (nz[0] != -2) t0 = pfi_first_touch(w, n, nz[0], nz[1]);
     } else if (Mnt && M == w->prep->M) {
-      copy_col(a, Mnt + (size_t)(v - n) * n, n);
+      memcpy(a, Mnt + (size_t)(v - n) * n, sizeof(double) * n);
       const int* nz = w->prep->Mnt_nz ? w->prep->Mnt_nz + 2 * (v - n) : NULL;
       if (nz && nz[0] != -2) t0 = pfi_first_touch(w, n, nz[0], nz[1]);
     } else for (int i = 0; i < n; i++) a[i] = -M[i * n + (v - n)];
