@@ -1003,11 +1003,19 @@ static inline __attribute__((always_inline)) int spatial_friction_ok(const svi_i
   return 1;
 }
 
+static inline __attribute__((always_inline)) int spatial_feasible_nc(const svi_impact* s, const int* mode,
+                                                                      const double* lmax, const double* x,
+                                                                      const double* up, const int nc) {
+  for (int i = 0; i < nc; i++)
+    if (!spatial_normal_ok(s, mode[i], lmax[i], x[3 * i], up[3 * i])) return 0;
+  return spatial_friction_ok(s, nc, mode, x, up);
+}
+
+/* spatial_feasible_nc, with two contacts a constant (as spatial_pattern) */
 static int spatial_feasible(const svi_impact* s, const int* mode, const double* lmax,
                             const double* x, const double* up) {
-  for (int i = 0; i < s->nc; i++)
-    if (!spatial_normal_ok(s, mode[i], lmax[i], x[3 * i], up[3 * i])) return 0;
-  return spatial_friction_ok(s, s->nc, mode, x, up);
+  return s->nc == 2 ? spatial_feasible_nc(s, mode, lmax, x, up, 2)
+                    : spatial_feasible_nc(s, mode, lmax, x, up, s->nc);
 }
 
 /* ---- exact pruning of the modes of the directly solved enumerations --------------------------
@@ -1257,17 +1265,20 @@ static void pp_setup(const double* ur, pp_bounds* U) {
 }
 
 /* pattern_possible for two spatial contacts, the six rows as two GCC vectors (rows 0-3, then 4-5
- * and two padding lanes): the same sums in the same order (u_a, then contact 0's and contact 1's
- * intervals), the same widening, and mode_possible's tests (smode_tests) as lane thresholds,
- * l <= tl where contact j's mode tests a row's lower end and h >= th where it tests the upper end
- * (a NaN fails a test, as there).  Each contact's tables hold its own three lanes and zero bits elsewhere, so a
- * pattern's are its two contacts' or-ed.  The same decisions. */
-static inline int pattern_possible2(const pp_bounds* U, const pp_bounds* b0, const pp_bounds* b1,
-                                    const pp_tests* t0, const pp_tests* t1) {
+ * and two padding lanes): S = u + contact 1's intervals (summed once for all of contact 0's modes
+ * by spatial_enumerate), then + contact 0's, the same widening, and mode_possible's tests
+ * (smode_tests) as lane thresholds, l <= tl where contact j's mode tests a row's lower end and
+ * h >= th where it tests the upper end (a NaN fails a test, as there).  Each contact's tables hold
+ * its own three lanes and zero bits elsewhere, so a pattern's are its two contacts' or-ed.  The
+ * sums are pattern_possible's in another order: the interval may differ from its by rounding, some
+ * 1e-16 of the magnitudes, against the 1e-12 of them it is widened by, so it holds every feasible
+ * pattern's velocities as well, and what is skipped is still only patterns that cannot be
+ * feasible: the outcomes and their order are the same. */
+static inline int pattern_possible2(const pp_bounds* S, const pp_bounds* b0, const pp_tests* t0,
+                                    const pp_tests* t1) {
   svi_v4i bad = {0, 0, 0, 0};
   for (int v = 0; v < 2; v++) {
-    svi_v4d lo = U->lo[v] + b0->lo[v] + b1->lo[v], hi = U->hi[v] + b0->hi[v] + b1->hi[v];
-    svi_v4d mag = U->mag[v] + b0->mag[v] + b1->mag[v];
+    svi_v4d lo = S->lo[v] + b0->lo[v], hi = S->hi[v] + b0->hi[v], mag = S->mag[v] + b0->mag[v];
     svi_v4d l = lo - 1e-12 * mag, h = hi + 1e-12 * mag, tl, th;
     svi_v4i tli = t0->tl[v] | t1->tl[v], thi = t0->th[v] | t1->th[v];
     memcpy(&tl, &tli, sizeof(tl));
@@ -1613,12 +1624,30 @@ SVI_SIMD static int spatial_enumerate(svi_impact* s, const double* u, const doub
     mode_bounds2(s, lmax, list, cnt, B);
     pp_setup(ur, &U);
   } else if (bounded) mode_bounds(s, lmax, 1, list, cnt);
+  if (two) {   /* the enumeration's order, contact 0 fastest; u + contact 1's interval summed once */
+    for (int p1 = 0; p1 < cnt[1]; p1++) {
+      mode[1] = list[1][p1];
+      pp_bounds S;
+      const pp_bounds* b1 = &B[1][mode[1]];
+      for (int v = 0; v < 2; v++) {
+        S.lo[v] = U.lo[v] + b1->lo[v];
+        S.hi[v] = U.hi[v] + b1->hi[v];
+        S.mag[v] = U.mag[v] + b1->mag[v];
+      }
+      for (int p0 = 0; p0 < cnt[0]; p0++) {
+        mode[0] = list[0][p0];
+        if (!pattern_possible2(&S, &B[0][mode[0]], &T[mode[0]], &T[S_MODES + mode[1]])) continue;
+        s->patterns_solved++;
+        if (!spatial_pattern(s, mode, ur, x, up) || !spatial_feasible(s, mode, lmax, x, up)) continue;
+        count = keep_spatial_outcome(s, count, nc, x, up, ur, dtol);
+      }
+    }
+    return count;
+  }
   for (int i = 0; i < nc; i++) mode[i] = list[i][0];
   for (int more = 1; more; more = next_pattern(nc, list, cnt, pos, mode)) {
     if (ap && spatial_has_budget(mode, nc)) continue;
-    if (two) {
-      if (!pattern_possible2(&U, &B[0][mode[0]], &B[1][mode[1]], &T[mode[0]], &T[S_MODES + mode[1]])) continue;
-    } else if (bounded && nc > 1 && !pattern_possible(s, mode, ur, 1)) continue;
+    if (bounded && nc > 1 && !pattern_possible(s, mode, ur, 1)) continue;
     s->patterns_solved++;
     if (!spatial_pattern(s, mode, ur, x, up) || !spatial_feasible(s, mode, lmax, x, up)) continue;
     count = keep_spatial_outcome(s, count, nc, x, up, ur, dtol);
