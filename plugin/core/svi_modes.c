@@ -776,18 +776,35 @@ static void pp_tests_of(const svi_impact* s, pp_tests* t, int j, int md) {
   }
 }
 
-/* per event: each contact's tests in each mode (sm_pp, in spatial_tables) */
+/* contact 0's tests on its three rows with its modes across the lanes: row a, modes 4 g .. 4 g + 3
+ * in vector g (the padding mode 19 tests nothing) */
+enum { PP_G = (S_MODES + 3) / 4 };
+typedef struct { svi_v4i tl[3][PP_G], th[3][PP_G], ml[3][PP_G], mh[3][PP_G]; } pp_tests0;
+/* contact 0's intervals on the six rows, the same way (per step) */
+typedef struct { svi_v4d lo[6][PP_G], hi[6][PP_G], mag[6][PP_G]; } pp_bounds0;
+
+/* per event: each contact's tests in each mode, and contact 0's across the lanes (sm_pp: 2 S_MODES
+ * pp_tests, then one pp_tests0; in spatial_tables) */
 static void pp_tests_setup(svi_impact* s) {
   pp_tests* T = (pp_tests*)s->sm_pp;
+  pp_tests0* T0 = (pp_tests0*)(T + 2 * S_MODES);
   for (int i = 0; i < 2; i++)
     for (int md = 0; md < S_MODES; md++) pp_tests_of(s, &T[i * S_MODES + md], i, md);
+  memset(T0, 0, sizeof(*T0));
+  for (int md = 0; md < S_MODES; md++)
+    for (int a = 0; a < 3; a++) {
+      T0->tl[a][md / 4][md % 4] = T[md].tl[0][a];
+      T0->th[a][md / 4][md % 4] = T[md].th[0][a];
+      T0->ml[a][md / 4][md % 4] = T[md].ml[0][a];
+      T0->mh[a][md / 4][md % 4] = T[md].mh[0][a];
+    }
 }
 
 int svi_smode_event_alloc(svi_impact* s) {
   s->sm_fac = calloc(SM_FAC_PATTERNS, sizeof(struct svi_mode_fac));   /* MF_NONE */
   s->sm_kf = malloc(sizeof(double) * SM_FAC_PATTERNS * 2 * SM_FAC_K * SM_FAC_K);
   s->sm_test = malloc(sizeof(struct svi_smode_test) * S_MODES);
-  s->sm_pp = svi_alloc64(sizeof(pp_tests) * 2 * S_MODES);
+  s->sm_pp = svi_alloc64(sizeof(pp_tests) * 2 * S_MODES + sizeof(pp_tests0));
   return s->sm_fac && s->sm_kf && s->sm_test && s->sm_pp;
 }
 
@@ -1264,28 +1281,50 @@ static void pp_setup(const double* ur, pp_bounds* U) {
   for (int a = 0; a < 6; a++) { pp_set(U->lo, a, ur[a]); pp_set(U->hi, a, ur[a]); pp_set(U->mag, a, fabs(ur[a])); }
 }
 
-/* pattern_possible for two spatial contacts, the six rows as two GCC vectors (rows 0-3, then 4-5
- * and two padding lanes): S = u + contact 1's intervals (summed once for all of contact 0's modes
- * by spatial_enumerate), then + contact 0's, the same widening, and mode_possible's tests
- * (smode_tests) as lane thresholds, l <= tl where contact j's mode tests a row's lower end and
- * h >= th where it tests the upper end (a NaN fails a test, as there).  Each contact's tables hold
- * its own three lanes and zero bits elsewhere, so a pattern's are its two contacts' or-ed.  The
- * sums are pattern_possible's in another order: the interval may differ from its by rounding, some
- * 1e-16 of the magnitudes, against the 1e-12 of them it is widened by, so it holds every feasible
- * pattern's velocities as well, and what is skipped is still only patterns that cannot be
- * feasible: the outcomes and their order are the same. */
-static inline int pattern_possible2(const pp_bounds* S, const pp_bounds* b0, const pp_tests* t0,
-                                    const pp_tests* t1) {
+/* pattern_possible for two spatial contacts, four of contact 0's modes at a time (one a lane) for one
+ * mode of contact 1: on each of the six rows, S = u + contact 1's interval (per row, broadcast) plus
+ * contact 0's (per mode), widened by 1e-12 of the magnitudes, against the tests of the contact the
+ * row belongs to (smode_tests as lane thresholds: l <= tl where the mode tests the row's lower end,
+ * h >= th where it tests the upper end; a NaN fails a test, as in mode_possible).  The sums are
+ * pattern_possible's in another order (u + contact 1's, then + contact 0's): the interval may
+ * differ from its by rounding, some 1e-16 of the magnitudes, against the 1e-12 of them it is
+ * widened by, so it holds every feasible pattern's velocities as well, and what is skipped is still
+ * only patterns that cannot be feasible: the outcomes and their order are the same.  Returns the
+ * lanes of group g that pass, as bits. */
+typedef struct { svi_v4d lo[6], hi[6], mag[6]; svi_v4i tl[3], th[3], ml[3], mh[3]; } pp_row1;
+
+static inline unsigned pattern_possible2(const pp_row1* S, const pp_bounds0* B0, const pp_tests0* T0, int g) {
   svi_v4i bad = {0, 0, 0, 0};
-  for (int v = 0; v < 2; v++) {
-    svi_v4d lo = S->lo[v] + b0->lo[v], hi = S->hi[v] + b0->hi[v], mag = S->mag[v] + b0->mag[v];
+  for (int a = 0; a < 6; a++) {
+    svi_v4d lo = S->lo[a] + B0->lo[a][g], hi = S->hi[a] + B0->hi[a][g], mag = S->mag[a] + B0->mag[a][g];
     svi_v4d l = lo - 1e-12 * mag, h = hi + 1e-12 * mag, tl, th;
-    svi_v4i tli = t0->tl[v] | t1->tl[v], thi = t0->th[v] | t1->th[v];
+    svi_v4i tli = a < 3 ? T0->tl[a][g] : S->tl[a - 3], thi = a < 3 ? T0->th[a][g] : S->th[a - 3];
+    svi_v4i ml = a < 3 ? T0->ml[a][g] : S->ml[a - 3], mh = a < 3 ? T0->mh[a][g] : S->mh[a - 3];
     memcpy(&tl, &tli, sizeof(tl));
     memcpy(&th, &thi, sizeof(th));
-    bad |= (~(l <= tl) & (t0->ml[v] | t1->ml[v])) | (~(h >= th) & (t0->mh[v] | t1->mh[v]));
+    bad |= (~(l <= tl) & ml) | (~(h >= th) & mh);
   }
-  return !(bad[0] | bad[1] | bad[2] | bad[3]);
+  return (unsigned)(bad[0] == 0) | (unsigned)(bad[1] == 0) << 1 | (unsigned)(bad[2] == 0) << 2 |
+         (unsigned)(bad[3] == 0) << 3;
+}
+
+/* per mode of contact 1: u + its intervals, each row broadcast, and its tests on rows 3-5 */
+static inline void pp_row1_of(const pp_bounds* U, const pp_bounds* b1, const pp_tests* t1, pp_row1* S) {
+  for (int a = 0; a < 3; a++) {
+    int v = (a + 3) / 4, l = (a + 3) % 4;
+    long long tl = t1->tl[v][l], th = t1->th[v][l], ml = t1->ml[v][l], mh = t1->mh[v][l];
+    S->tl[a] = (svi_v4i){tl, tl, tl, tl};
+    S->th[a] = (svi_v4i){th, th, th, th};
+    S->ml[a] = (svi_v4i){ml, ml, ml, ml};
+    S->mh[a] = (svi_v4i){mh, mh, mh, mh};
+  }
+  for (int a = 0; a < 6; a++) {
+    int v = a / 4, l = a % 4;
+    double lo = U->lo[v][l] + b1->lo[v][l], hi = U->hi[v][l] + b1->hi[v][l], mag = U->mag[v][l] + b1->mag[v][l];
+    S->lo[a] = (svi_v4d){lo, lo, lo, lo};
+    S->hi[a] = (svi_v4d){hi, hi, hi, hi};
+    S->mag[a] = (svi_v4d){mag, mag, mag, mag};
+  }
 }
 
 /* the next pattern in odometer order over the allowed lists (contact 0 fastest); 0 after the last */
@@ -1624,22 +1663,34 @@ SVI_SIMD static int spatial_enumerate(svi_impact* s, const double* u, const doub
     mode_bounds2(s, lmax, list, cnt, B);
     pp_setup(ur, &U);
   } else if (bounded) mode_bounds(s, lmax, 1, list, cnt);
-  if (two) {   /* the enumeration's order, contact 0 fastest; u + contact 1's interval summed once */
+  if (two) {   /* the enumeration's order: contact 1's modes, then contact 0's in increasing order */
+    pp_bounds0 B0;   /* contact 0's intervals, its modes across the lanes */
+    memset(&B0, 0, sizeof(B0));
+    unsigned allowed0 = 0;
+    for (int c = 0; c < cnt[0]; c++) {
+      int md = list[0][c];
+      allowed0 |= 1u << md;
+      for (int a = 0; a < 6; a++) {
+        B0.lo[a][md / 4][md % 4] = B[0][md].lo[a / 4][a % 4];
+        B0.hi[a][md / 4][md % 4] = B[0][md].hi[a / 4][a % 4];
+        B0.mag[a][md / 4][md % 4] = B[0][md].mag[a / 4][a % 4];
+      }
+    }
+    const pp_tests0* T0 = (const pp_tests0*)(T + 2 * S_MODES);
+    pp_row1 S;
+    memset(&S, 0, sizeof(S));
     for (int p1 = 0; p1 < cnt[1]; p1++) {
       mode[1] = list[1][p1];
-      pp_bounds S;
-      const pp_bounds* b1 = &B[1][mode[1]];
-      for (int v = 0; v < 2; v++) {
-        S.lo[v] = U.lo[v] + b1->lo[v];
-        S.hi[v] = U.hi[v] + b1->hi[v];
-        S.mag[v] = U.mag[v] + b1->mag[v];
-      }
-      for (int p0 = 0; p0 < cnt[0]; p0++) {
-        mode[0] = list[0][p0];
-        if (!pattern_possible2(&S, &B[0][mode[0]], &T[mode[0]], &T[S_MODES + mode[1]])) continue;
-        s->patterns_solved++;
-        if (!spatial_pattern(s, mode, ur, x, up) || !spatial_feasible(s, mode, lmax, x, up)) continue;
-        count = keep_spatial_outcome(s, count, nc, x, up, ur, dtol);
+      pp_row1_of(&U, &B[1][mode[1]], &T[S_MODES + mode[1]], &S);
+      for (int g = 0; g < PP_G; g++) {
+        unsigned ok = (allowed0 >> (4 * g)) & 15u;
+        if (ok) ok &= pattern_possible2(&S, &B0, T0, g);
+        for (; ok; ok &= ok - 1) {
+          mode[0] = 4 * g + __builtin_ctz(ok);
+          s->patterns_solved++;
+          if (!spatial_pattern(s, mode, ur, x, up) || !spatial_feasible(s, mode, lmax, x, up)) continue;
+          count = keep_spatial_outcome(s, count, nc, x, up, ur, dtol);
+        }
       }
     }
     return count;
