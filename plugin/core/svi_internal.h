@@ -194,8 +194,8 @@ struct svi_impact {
   struct svi_mode_fac* sm_fac;   /* per pattern of up to two contacts: K's factor (per event) */
   double* sm_kf;                 /* and K and the factor's values */
   struct svi_smode_test* sm_test;   /* per mode: its tests on the velocity bounds (per event) */
-  void* sm_pp;                      /* those tests as vector lanes, per contact and mode, for two
-                                     * spatial contacts (svi_modes.c pp_tests; per event, 64-aligned) */
+  void* sm_pp;                      /* contact 0's of those tests as vector lanes, for two spatial
+                                     * contacts (svi_modes.c pp_tests0; per event, 64-aligned) */
   /* per pattern of up to two spatial contacts (19^2), with the pattern maps (not under
    * svi_impact_set_step_solve): [X; U] (2 x 3nc x 4nc), x = X g, up = U g (svi_modes.c,
    * spatial_maps) */

@@ -756,47 +756,35 @@ static inline smode_test smode_tests(int md, double vtol) {
 }
 
 
-/* pattern_possible's intervals and tests for two spatial contacts, the six rows as two GCC vectors
- * (rows 0-3, then 4-5 and two padding lanes: pattern_possible2 below) */
-typedef struct { svi_v4d lo[2], hi[2], mag[2]; } pp_bounds;
-typedef struct { svi_v4i tl[2], th[2], ml[2], mh[2]; } pp_tests;
-
-/* lane k of vector pair v (k < 8) */
-static inline void pp_set(svi_v4d* v, int k, double x) { v[k / 4][k % 4] = x; }
-static inline void pp_seti(svi_v4i* v, int k, long long x) { v[k / 4][k % 4] = x; }
-
-/* contact j's tests in mode md (sm_test) on its lanes 3j .. 3j + 2 */
-static void pp_tests_of(const svi_impact* s, pp_tests* t, int j, int md) {
-  const smode_test* m = s->sm_test + md;
-  memset(t, 0, sizeof(*t));
-  for (int e = 0; e < 3; e++) {
-    long long bits;
-    if (m->tl[e]) { memcpy(&bits, &m->lt[e], sizeof(bits)); pp_seti(t->tl, 3 * j + e, bits); pp_seti(t->ml, 3 * j + e, -1); }
-    if (m->th[e]) { memcpy(&bits, &m->ht[e], sizeof(bits)); pp_seti(t->th, 3 * j + e, bits); pp_seti(t->mh, 3 * j + e, -1); }
-  }
+/* pattern_possible2's tables for two spatial contacts (below).  Row e of a mode's tests as lane
+ * values: the threshold's bits and an all-ones mask where the mode tests that end of the row, zero
+ * bits where it does not (smode_tests) */
+static inline void smode_lanes(const smode_test* m, int e, long long* tl, long long* th, long long* ml,
+                               long long* mh) {
+  *tl = *th = *ml = *mh = 0;
+  if (m->tl[e]) { memcpy(tl, &m->lt[e], sizeof(*tl)); *ml = -1; }
+  if (m->th[e]) { memcpy(th, &m->ht[e], sizeof(*th)); *mh = -1; }
 }
 
 /* contact 0's tests on its three rows with its modes across the lanes: row a, modes 4 g .. 4 g + 3
- * in vector g (the padding mode 19 tests nothing) */
+ * in vector g (the padding mode 19 tests nothing); per event, in sm_pp */
 enum { PP_G = (S_MODES + 3) / 4 };
 typedef struct { svi_v4i tl[3][PP_G], th[3][PP_G], ml[3][PP_G], mh[3][PP_G]; } pp_tests0;
-/* contact 0's intervals on the six rows, the same way (per step) */
+/* contact 0's intervals on the six rows, the same way (per step, mode_bounds2) */
 typedef struct { svi_v4d lo[6][PP_G], hi[6][PP_G], mag[6][PP_G]; } pp_bounds0;
 
-/* per event: each contact's tests in each mode, and contact 0's across the lanes (sm_pp: 2 S_MODES
- * pp_tests, then one pp_tests0; in spatial_tables) */
+/* per event (spatial_tables) */
 static void pp_tests_setup(svi_impact* s) {
-  pp_tests* T = (pp_tests*)s->sm_pp;
-  pp_tests0* T0 = (pp_tests0*)(T + 2 * S_MODES);
-  for (int i = 0; i < 2; i++)
-    for (int md = 0; md < S_MODES; md++) pp_tests_of(s, &T[i * S_MODES + md], i, md);
+  pp_tests0* T0 = (pp_tests0*)s->sm_pp;
   memset(T0, 0, sizeof(*T0));
   for (int md = 0; md < S_MODES; md++)
     for (int a = 0; a < 3; a++) {
-      T0->tl[a][md / 4][md % 4] = T[md].tl[0][a];
-      T0->th[a][md / 4][md % 4] = T[md].th[0][a];
-      T0->ml[a][md / 4][md % 4] = T[md].ml[0][a];
-      T0->mh[a][md / 4][md % 4] = T[md].mh[0][a];
+      long long tl, th, ml, mh;
+      smode_lanes(s->sm_test + md, a, &tl, &th, &ml, &mh);
+      T0->tl[a][md / 4][md % 4] = tl;
+      T0->th[a][md / 4][md % 4] = th;
+      T0->ml[a][md / 4][md % 4] = ml;
+      T0->mh[a][md / 4][md % 4] = mh;
     }
 }
 
@@ -804,7 +792,7 @@ int svi_smode_event_alloc(svi_impact* s) {
   s->sm_fac = calloc(SM_FAC_PATTERNS, sizeof(struct svi_mode_fac));   /* MF_NONE */
   s->sm_kf = malloc(sizeof(double) * SM_FAC_PATTERNS * 2 * SM_FAC_K * SM_FAC_K);
   s->sm_test = malloc(sizeof(struct svi_smode_test) * S_MODES);
-  s->sm_pp = svi_alloc64(sizeof(pp_tests) * 2 * S_MODES + sizeof(pp_tests0));
+  s->sm_pp = svi_alloc64(sizeof(pp_tests0));
   return s->sm_fac && s->sm_kf && s->sm_test && s->sm_pp;
 }
 
@@ -1176,15 +1164,14 @@ static int mode_hull(int spatial, int md, double lmax, double mu, double eps, do
   return 3;
 }
 
-/* per allowed mode of each contact, row by row: [min, max] of Wr x over its hull and a magnitude.
- * Each row's sums and running extremes over the hull's points are formed point by point, all rows
- * of a point together: Wr is exactly symmetric (build_delassus), so row a's entries for contact i's
- * columns are the contiguous entries of those columns.  Per row the same operations in the same
- * order; per and nc are constants in the inlined copy for two spatial contacts. */
-static inline __attribute__((always_inline)) void mode_bounds_nc(svi_impact* s, const double* lmax, int spatial,
-                                                                 int list[][S_MODES_MAX], const int* cnt,
-                                                                 const int per, const int nc) {
-  const int m = per * nc;
+/* per allowed mode of each contact, row by row: [min, max] of Wr x over its hull and a magnitude
+ * (into sm_c; mode_bounds2 below is the two-spatial-contact copy).  Each row's sums and running
+ * extremes over the hull's points are formed point by point, all rows of a point together: Wr is
+ * exactly symmetric (build_delassus), so row a's entries for contact i's columns are the contiguous
+ * entries of those columns.  Per row the same operations in the same order as row by row. */
+SVI_SIMD static void mode_bounds(svi_impact* s, const double* lmax, int spatial, int list[][S_MODES_MAX],
+                                 const int* cnt) {
+  const int nc = s->nc, per = spatial ? 3 : 2, m = per * nc;
   double eps = 1e-9 * (s->ref_impulse > 0 ? s->ref_impulse : 1.0), pt[8][3];
   double lo[3 * MODE_MAX_NC], hi[3 * MODE_MAX_NC], mag[3 * MODE_MAX_NC];
   for (int i = 0; i < nc; i++)
@@ -1210,12 +1197,13 @@ static inline void pick4(svi_v4d* b, const svi_v4i* mask, const svi_v4d* a) {
   *b = (svi_v4d)((*mask & (svi_v4i)*a) | (~*mask & (svi_v4i)*b));
 }
 
-/* mode_bounds_nc for two spatial contacts, written as pattern_possible2 reads them (pp_bounds: the
- * six rows as two GCC vectors, rows 0-3, then 4-5 and two lanes of zeros) instead of into sm_c:
- * per row the same operations in the same order */
+/* mode_bounds for two spatial contacts, written where pattern_possible2 reads them (contact 0's
+ * into B0, its modes across the lanes; contact 1's into B1[md][lo, hi, mag][row]) instead of into
+ * sm_c.  The six rows are two GCC vectors here (rows 0-3, then 4-5 and two lanes of zeros): per
+ * row the same operations in the same order. */
 static inline __attribute__((always_inline)) void mode_bounds2(const svi_impact* s, const double* lmax,
                                                                int list[][S_MODES_MAX], const int* cnt,
-                                                               pp_bounds B[2][S_MODES]) {
+                                                               pp_bounds0* B0, double B1[S_MODES][3][6]) {
   double eps = 1e-9 * (s->ref_impulse > 0 ? s->ref_impulse : 1.0), pt[8][3];
   const svi_v4d zero = {0, 0, 0, 0}, inf = {INFINITY, INFINITY, INFINITY, INFINITY};
   for (int i = 0; i < 2; i++) {
@@ -1224,9 +1212,7 @@ static inline __attribute__((always_inline)) void mode_bounds2(const svi_impact*
       for (int a = 0; a < 6; a++) w[e][a / 4][a % 4] = s->Wr[(size_t)(3 * i + e) * 6 + a];
     for (int c = 0; c < cnt[i]; c++) {
       int md = list[i][c], np = mode_hull(1, md, lmax[i], s->mu[i], eps, pt);
-      pp_bounds* q = &B[i][md];
-      svi_v4d* lo = q->lo, *hi = q->hi, *mag = q->mag;
-      for (int h = 0; h < 2; h++) { lo[h] = inf; hi[h] = -inf; mag[h] = zero; }
+      svi_v4d lo[2] = {inf, inf}, hi[2] = {-inf, -inf}, mag[2] = {zero, zero};
       for (int k = 0; k < np; k++)
         for (int h = 0; h < 2; h++) {
           svi_v4d v = zero, g = zero;
@@ -1240,17 +1226,20 @@ static inline __attribute__((always_inline)) void mode_bounds2(const svi_impact*
           pick4(&hi[h], &gt, &v);
           pick4(&mag[h], &gm, &g);
         }
-      for (int h = 0; h < 2; h++) {   /* the padding lanes 6, 7: zero, as pattern_possible2 has them */
-        lo[1][2 + h] = 0;
-        hi[1][2 + h] = 0;
+      for (int a = 0; a < 6; a++) {
+        double l = lo[a / 4][a % 4], u = hi[a / 4][a % 4], m = mag[a / 4][a % 4];
+        if (i == 0) {
+          B0->lo[a][md / 4][md % 4] = l;
+          B0->hi[a][md / 4][md % 4] = u;
+          B0->mag[a][md / 4][md % 4] = m;
+        } else {
+          B1[md][0][a] = l;
+          B1[md][1][a] = u;
+          B1[md][2][a] = m;
+        }
       }
     }
   }
-}
-
-SVI_SIMD static void mode_bounds(svi_impact* s, const double* lmax, int spatial, int list[][S_MODES_MAX],
-                                 const int* cnt) {
-  mode_bounds_nc(s, lmax, spatial, list, cnt, spatial ? 3 : 2, s->nc);
 }
 
 static inline int pattern_possible(const svi_impact* s, const int* mode, const double* ur, int spatial) {
@@ -1273,12 +1262,6 @@ static inline int pattern_possible(const svi_impact* s, const int* mode, const d
     if (!mode_possible(s, spatial, mode[j], l, h, vtol)) return 0;
   }
   return 1;
-}
-
-/* per step: u's lanes */
-static void pp_setup(const double* ur, pp_bounds* U) {
-  memset(U, 0, sizeof(*U));
-  for (int a = 0; a < 6; a++) { pp_set(U->lo, a, ur[a]); pp_set(U->hi, a, ur[a]); pp_set(U->mag, a, fabs(ur[a])); }
 }
 
 /* pattern_possible for two spatial contacts, four of contact 0's modes at a time (one a lane) for one
@@ -1308,19 +1291,19 @@ static inline unsigned pattern_possible2(const pp_row1* S, const pp_bounds0* B0,
          (unsigned)(bad[3] == 0) << 3;
 }
 
-/* per mode of contact 1: u + its intervals, each row broadcast, and its tests on rows 3-5 */
-static inline void pp_row1_of(const pp_bounds* U, const pp_bounds* b1, const pp_tests* t1, pp_row1* S) {
+/* per mode of contact 1: u + its intervals (b1, from mode_bounds2), each row broadcast, and its
+ * tests (m) on rows 3-5 */
+static inline void pp_row1_of(const double* ur, const double b1[3][6], const smode_test* m, pp_row1* S) {
   for (int a = 0; a < 3; a++) {
-    int v = (a + 3) / 4, l = (a + 3) % 4;
-    long long tl = t1->tl[v][l], th = t1->th[v][l], ml = t1->ml[v][l], mh = t1->mh[v][l];
+    long long tl, th, ml, mh;
+    smode_lanes(m, a, &tl, &th, &ml, &mh);
     S->tl[a] = (svi_v4i){tl, tl, tl, tl};
     S->th[a] = (svi_v4i){th, th, th, th};
     S->ml[a] = (svi_v4i){ml, ml, ml, ml};
     S->mh[a] = (svi_v4i){mh, mh, mh, mh};
   }
   for (int a = 0; a < 6; a++) {
-    int v = a / 4, l = a % 4;
-    double lo = U->lo[v][l] + b1->lo[v][l], hi = U->hi[v][l] + b1->hi[v][l], mag = U->mag[v][l] + b1->mag[v][l];
+    double lo = ur[a] + b1[0][a], hi = ur[a] + b1[1][a], mag = fabs(ur[a]) + b1[2][a];
     S->lo[a] = (svi_v4d){lo, lo, lo, lo};
     S->hi[a] = (svi_v4d){hi, hi, hi, hi};
     S->mag[a] = (svi_v4d){mag, mag, mag, mag};
@@ -1656,32 +1639,19 @@ SVI_SIMD static int spatial_enumerate(svi_impact* s, const double* u, const doub
   if (!allowed_modes(s, ur, lmax, 1, list, cnt, &bounded)) return 0;
   if (!s->smode_ready) spatial_tables(s);
   if (!ap) spatial_step_setup(s, lmax);
-  pp_bounds U, B[2][S_MODES];
-  const pp_tests* T = (const pp_tests*)s->sm_pp;   /* contact i, mode md: T[i S_MODES + md] */
-  int two = bounded && nc == 2;   /* pattern_possible2 */
-  if (two) {
-    mode_bounds2(s, lmax, list, cnt, B);
-    pp_setup(ur, &U);
-  } else if (bounded) mode_bounds(s, lmax, 1, list, cnt);
-  if (two) {   /* the enumeration's order: contact 1's modes, then contact 0's in increasing order */
-    pp_bounds0 B0;   /* contact 0's intervals, its modes across the lanes */
-    memset(&B0, 0, sizeof(B0));
+  if (bounded && nc == 2) {   /* the enumeration's order: contact 1's modes, then contact 0's in increasing order */
+    pp_bounds0 B0;               /* contact 0's intervals, its modes across the lanes */
+    double B1[S_MODES][3][6];    /* contact 1's */
+    memset(&B0, 0, sizeof(B0));  /* the modes not allowed: zeros, their lanes masked below */
+    mode_bounds2(s, lmax, list, cnt, &B0, B1);
     unsigned allowed0 = 0;
-    for (int c = 0; c < cnt[0]; c++) {
-      int md = list[0][c];
-      allowed0 |= 1u << md;
-      for (int a = 0; a < 6; a++) {
-        B0.lo[a][md / 4][md % 4] = B[0][md].lo[a / 4][a % 4];
-        B0.hi[a][md / 4][md % 4] = B[0][md].hi[a / 4][a % 4];
-        B0.mag[a][md / 4][md % 4] = B[0][md].mag[a / 4][a % 4];
-      }
-    }
-    const pp_tests0* T0 = (const pp_tests0*)(T + 2 * S_MODES);
+    for (int c = 0; c < cnt[0]; c++) allowed0 |= 1u << list[0][c];
+    const pp_tests0* T0 = (const pp_tests0*)s->sm_pp;
     pp_row1 S;
     memset(&S, 0, sizeof(S));
     for (int p1 = 0; p1 < cnt[1]; p1++) {
       mode[1] = list[1][p1];
-      pp_row1_of(&U, &B[1][mode[1]], &T[S_MODES + mode[1]], &S);
+      pp_row1_of(ur, B1[mode[1]], s->sm_test + mode[1], &S);
       for (int g = 0; g < PP_G; g++) {
         unsigned ok = (allowed0 >> (4 * g)) & 15u;
         if (ok) ok &= pattern_possible2(&S, &B0, T0, g);
@@ -1695,6 +1665,7 @@ SVI_SIMD static int spatial_enumerate(svi_impact* s, const double* u, const doub
     }
     return count;
   }
+  if (bounded) mode_bounds(s, lmax, 1, list, cnt);
   for (int i = 0; i < nc; i++) mode[i] = list[i][0];
   for (int more = 1; more; more = next_pattern(nc, list, cnt, pos, mode)) {
     if (ap && spatial_has_budget(mode, nc)) continue;
