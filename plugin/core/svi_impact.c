@@ -55,7 +55,7 @@ static size_t carve(svi_impact* s, double* block) {
   int nv = s->nv_max;
   struct { double** p; size_t n; } parts[] = {
     {&s->M, nv * nv}, {&s->U, nv * nv}, {&s->Jbar, nb * nv},
-    {&s->Jt, s->nc_max * s->nt_max * nv}, {&s->G, nv * nb}, {&s->Gt, nb * nv}, {&s->W, nb * nb},
+    {&s->Jt, s->nc_max * s->nt_max * nv}, {&s->G, nv * nb}, {&s->Gt, nb * nv}, {&s->Gp, nv * nb}, {&s->W, nb * nb},
     {&s->mu, s->nc_max}, {&s->v0, nv}, {&s->u0, nb}, {&s->A_ap, nr * nr},
     {&s->A_routh, nr * nr}, {&s->q, nr}, {&s->z, nr}, {&s->d, nr}, {&s->lam, nb},
     {&s->Lam, nb}, {&s->u, nb}, {&s->v, nv}, {&s->A_one, nr * nr}, {&s->lmax, s->nc_max}, {&s->vn, nb},
@@ -372,6 +372,9 @@ static void build_jbar(svi_impact* s, const svi_problem_def* def) {
  * vector negates every rounded step), so they are copied negated, not computed. */
 static inline int jbar_minus_row(const svi_impact* s, int c) { return c >= s->nc && (c - s->nc) % 2 == 1; }
 
+/* the columns that are not -t ones: nc normal ones, then every other friction one */
+static inline int n_plus(const svi_impact* s) { return s->nc + (s->nb - s->nc) / 2; }
+
 /* G = M^-1 Jbar^T (nv x nb) and its transpose */
 static void build_g(svi_impact* s) {
   int nv = s->nv, nb = s->nb;
@@ -403,32 +406,44 @@ SVI_SIMD static void kern_row_times_g(int nb, int lo, int hi, const double* rest
 /* W = Jbar G (nb x nb): W_ij = sum_k Jbar_ik G_kj = Jbar_i . Gt_j over the span [lo, hi) of row
  * i's nonzeros.  A contact row touches the dofs of its two bodies only (12 of 36 in a tower of six
  * boxes); the terms left out are exact zeros, so the sum in increasing k is the same (up to the
- * sign of a zero) as over all nv.  The -t rows and columns are the negated +t ones. */
+ * sign of a zero) as over all nv.  The -t rows and columns are the negated +t ones
+ * (jbar_minus_row), so only the other nbp rows and columns are computed, as Wp = Jbar_p Gp in the
+ * scratch A_one, symmetrised there, and written out with the negated ones in one pass. */
 static void build_delassus(svi_impact* s) {
-  int nv = s->nv, nb = s->nb;
+  int nv = s->nv, nb = s->nb, nc = s->nc, nbp = n_plus(s);
   double* W = s->W;
-  for (int i = 0; i < nb; i++) {
-    if (jbar_minus_row(s, i)) continue;   /* filled below */
-    const double* ji = s->Jbar + (size_t)i * nv;
+  double* Wp = s->A_one;   /* nbp x nbp <= nr x nr; A_one is a solve's scratch (svi_laws.c) */
+  for (int c = 0, cp = 0; c < nb; c++)   /* Gp: G without its -t columns */
+    if (!jbar_minus_row(s, c)) {
+      for (int k = 0; k < nv; k++) s->Gp[k * nbp + cp] = s->Gt[(size_t)c * nv + k];
+      cp++;
+    }
+  for (int ip = 0; ip < nbp; ip++) {
+    const double* ji = s->Jbar + (size_t)(ip < nc ? ip : nc + 2 * (ip - nc)) * nv;
     int lo = 0, hi = nv;
     while (lo < nv && ji[lo] == 0) lo++;
     while (hi > lo && ji[hi - 1] == 0) hi--;
-    kern_row_times_g(nb, lo, hi, ji, s->G, W + (size_t)i * nb);
+    kern_row_times_g(nbp, lo, hi, ji, s->Gp, Wp + (size_t)ip * nbp);
   }
-  /* symmetrise (W is symmetric in exact arithmetic) over the computed rows and columns: the
-   * negated ones follow exactly, as 0.5 (-a - b) = -(0.5 (a + b)) */
-  for (int i = 0; i < nb; i++) {
-    if (jbar_minus_row(s, i)) continue;
-    for (int j = 0; j < i; j++) {
-      if (jbar_minus_row(s, j)) continue;
-      double a = 0.5 * (W[i * nb + j] + W[j * nb + i]);
-      W[i * nb + j] = W[j * nb + i] = a;
+  /* symmetrise (W is symmetric in exact arithmetic); the negated rows and columns follow exactly,
+   * as 0.5 (-a - b) = -(0.5 (a + b)) */
+  for (int ip = 0; ip < nbp; ip++)
+    for (int jp = 0; jp < ip; jp++) {
+      double a = 0.5 * (Wp[(size_t)ip * nbp + jp] + Wp[(size_t)jp * nbp + ip]);
+      Wp[(size_t)ip * nbp + jp] = Wp[(size_t)jp * nbp + ip] = a;
     }
-  }
-  for (int i = 0; i < nb; i++) {
-    if (jbar_minus_row(s, i)) { for (int j = 0; j < nb; j++) W[i * nb + j] = -W[(i - 1) * nb + j]; continue; }
-    for (int j = 1; j < nb; j++)
-      if (jbar_minus_row(s, j)) W[i * nb + j] = -W[i * nb + j - 1];
+  for (int ip = 0; ip < nbp; ip++) {
+    const double* wp = Wp + (size_t)ip * nbp;
+    int i = ip < nc ? ip : nc + 2 * (ip - nc);
+    double* wi = W + (size_t)i * nb;
+    for (int j = 0; j < nc; j++) wi[j] = wp[j];
+    for (int jp = nc; jp < nbp; jp++) {
+      int j = nc + 2 * (jp - nc);
+      wi[j] = wp[jp];
+      wi[j + 1] = -wp[jp];
+    }
+    if (ip >= nc)   /* the -t row after it */
+      for (int j = 0; j < nb; j++) wi[nb + j] = -wi[j];
   }
   s->dense = 1;
 }
@@ -550,25 +565,55 @@ static void fill_neg_zero(double* X, size_t n) {
   for (size_t k = 0; k < n; k++) X[k] = -0.0;
 }
 
-/* |A|_inf of build_ap_block's matrix (routh: with the beta rows and columns) from W's rows:
- * each row's sum of |entries| in increasing column order as norm_inf forms it, its zeros left
- * out (adding +0 changes no sum), so the same bits in O(nb^2) instead of O(n^2). */
-static double lcp_norm(const svi_impact* s, int routh) {
+/* |A|_inf of build_ap_block's matrix (31) and of (75)'s (with the beta rows and columns) from W's
+ * rows, both in one pass: each row's sum of |entries| in increasing column order as norm_inf
+ * forms it, its zeros left out (adding +0 changes no sum), so the same bits in O(nb^2) instead
+ * of O(n^2).  The two sums differ only on the normal rows, where (75)'s starts with its beta
+ * column's 1.  A -t row has its +t row's sum (the same magnitudes in the same order), so only the
+ * +t rows are summed, four at a time (independent sums, each in its own order). */
+static void lcp_norms(const svi_impact* s, double* ap, double* routh) {
   int nc = s->nc, nd = s->nd, nb = s->nb;
-  double r = routh ? 1.0 : 0.0;   /* the beta rows: |-1| */
-  for (int i = 0; i < nb; i++) {
-    double t = routh && i < nc ? 1.0 : 0.0;   /* J_n v' + beta: the beta column comes first */
+  double ra = 0.0, rr = 1.0;   /* (75)'s beta rows: |-1| */
+  for (int i = 0; i < nc; i++) {   /* J_n v' (+ beta): (75)'s beta column comes first */
     const double* w = s->W + (size_t)i * nb;
+    double ta = 0.0, tr = 1.0;
+    for (int j = 0; j < nb; j++) {
+      double a = fabs(w[j]);
+      ta += a;
+      tr += a;
+    }
+    ra = fmax(ra, ta);
+    rr = fmax(rr, tr);
+  }
+  double rf = 0.0;   /* friction rows: the same sum in both, then E's 1 */
+  int i = nc;
+  for (; i + 6 < nb; i += 8) {
+    const double* w = s->W + (size_t)i * nb;
+    double t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+    for (int j = 0; j < nb; j++) {
+      t0 += fabs(w[j]);
+      t1 += fabs(w[2 * nb + j]);
+      t2 += fabs(w[4 * nb + j]);
+      t3 += fabs(w[6 * nb + j]);
+    }
+    rf = fmax(rf, fmax(fmax(t0 + 1.0, t1 + 1.0), fmax(t2 + 1.0, t3 + 1.0)));
+  }
+  for (; i < nb; i += 2) {
+    const double* w = s->W + (size_t)i * nb;
+    double t = 0;
     for (int j = 0; j < nb; j++) t += fabs(w[j]);
-    if (i >= nc) t += 1.0;   /* E, after W's columns */
-    r = fmax(r, t);
+    rf = fmax(rf, t + 1.0);
   }
-  for (int i = 0; i < nc; i++) {   /* mu l_n - E^T l_D: mu's column comes first */
-    double t = fabs(s->mu[i]);
+  ra = fmax(ra, rf);
+  rr = fmax(rr, rf);
+  for (int c = 0; c < nc; c++) {   /* mu l_n - E^T l_D: mu's column comes first */
+    double t = fabs(s->mu[c]);
     for (int k = 0; k < nd; k++) t += 1.0;
-    r = fmax(r, t);
+    ra = fmax(ra, t);
+    rr = fmax(rr, t);
   }
-  return r;
+  *ap = ra;
+  *routh = rr;
 }
 
 /* (31)'s matrix and its transpose, on first use (svi_impact_ap): an event of the set-valued
@@ -646,8 +691,7 @@ static void build_lcp_matrices(svi_impact* s) {
   s->ap_built = 0;
   s->routh_built = 0;
   for (int j = 0; j < 2 * nr; j++) s->routh_nz[j] = -3;
-  s->anorm_ap = lcp_norm(s, 0);
-  s->anorm_routh = lcp_norm(s, 1);
+  lcp_norms(s, &s->anorm_ap, &s->anorm_routh);
   s->routh_t_built = !s->step_solve && nr <= SVI_AT_NMAX;
   for (int j = 0; s->routh_t_built && j < nr; j++) {
     int nz[2];

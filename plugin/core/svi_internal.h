@@ -94,6 +94,7 @@ struct svi_impact {
   double* Jt;     /* nc nt x nv */
   double* G;      /* nv x nb: M^-1 Jbar^T */
   double* Gt;     /* nb x nv: G transposed (the low-rank solver reads its columns) */
+  double* Gp;     /* nv x nbp: G's columns other than the -t ones (jbar_minus_row), for W */
   double* W;      /* nb x nb: Jbar M^-1 Jbar^T (Delassus); valid iff dense (svi_impact_dense) */
   double* mu;     /* nc */
   double* v0;     /* nv */

@@ -43,13 +43,13 @@ struct svi_lr {
   /* per slot (slot = contact * p + local pair) */
   int *orig, *slot_of, *jrow, *rowpos;
   signed char* st;
-  double *x, *dir, *q, *d, *y0, *Yt, *Yt0, *bslot;
+  double *x, *dir, *q, *d, *y0, *Yt, *Yt0, *Ys, *bslot;
   /* per contact */
   double *E, *N, *C, *CJ, *Cd, *GN;
   int *nfree, *ncons, *freecol, *dpos;
   unsigned char* ident;              /* the contact's basic columns are the identity (E = I) */
   /* global system */
-  double *Sv, *S0, *S, *Slu, *R, *u;
+  double *Sv, *S0, *Slu, *R, *u;
   int *piv, *defect;
   int ndefect, z0_active, sdim, singular;
   /* lexicographic scratch */
@@ -81,6 +81,7 @@ svi_lr* svi_lr_create(int nc_max, int nv_max) {
   w->bslot = xalloc(sizeof(double) * n);
   w->Yt = xalloc(sizeof(double) * n * nv_max);
   w->Yt0 = xalloc(sizeof(double) * n * nv_max);
+  w->Ys = xalloc(sizeof(double) * n * nv_max);
   w->E = xalloc(sizeof(double) * nc_max * LR_P * LR_P);
   w->N = xalloc(sizeof(double) * nc_max * LR_P * LR_P);
   w->C = xalloc(sizeof(double) * nc_max * LR_P * LR_P);
@@ -95,7 +96,6 @@ svi_lr* svi_lr_create(int nc_max, int nv_max) {
   w->defect = xalloc(sizeof(int) * nc_max);
   w->Sv = xalloc(sizeof(double) * nv_max * nv_max);
   w->S0 = xalloc(sizeof(double) * nv_max);
-  w->S = xalloc(sizeof(double) * s * s);
   w->Slu = xalloc(sizeof(double) * s * s);
   w->R = xalloc(sizeof(double) * s);
   w->u = xalloc(sizeof(double) * s);
@@ -104,9 +104,9 @@ svi_lr* svi_lr_create(int nc_max, int nv_max) {
   w->lexcol = xalloc(sizeof(double) * n);
   w->mark = xalloc((size_t)n);
   if (!w->orig || !w->slot_of || !w->jrow || !w->rowpos || !w->st || !w->x || !w->dir || !w->q ||
-      !w->d || !w->y0 || !w->bslot || !w->Yt || !w->Yt0 || !w->E || !w->N || !w->C || !w->CJ ||
+      !w->d || !w->y0 || !w->bslot || !w->Yt || !w->Yt0 || !w->Ys || !w->E || !w->N || !w->C || !w->CJ ||
       !w->Cd || !w->GN || !w->nfree || !w->ncons || !w->freecol || !w->dpos || !w->ident || !w->defect ||
-      !w->Sv || !w->S0 || !w->S || !w->Slu || !w->R || !w->u || !w->piv || !w->cand ||
+      !w->Sv || !w->S0 || !w->Slu || !w->R || !w->u || !w->piv || !w->cand ||
       !w->lexcol || !w->mark) {
     svi_lr_destroy(w);
     return NULL;
@@ -117,8 +117,8 @@ svi_lr* svi_lr_create(int nc_max, int nv_max) {
 void svi_lr_destroy(svi_lr* w) {
   if (!w) return;
   void* p[] = {w->orig, w->slot_of, w->jrow, w->rowpos, w->st, w->x, w->dir, w->q, w->d, w->y0,
-               w->bslot, w->Yt, w->Yt0, w->E, w->N, w->C, w->CJ, w->Cd, w->GN, w->nfree, w->ncons,
-               w->freecol, w->dpos, w->ident, w->defect, w->Sv, w->S0, w->S, w->Slu, w->R, w->u, w->piv,
+               w->bslot, w->Yt, w->Yt0, w->Ys, w->E, w->N, w->C, w->CJ, w->Cd, w->GN, w->nfree, w->ncons,
+               w->freecol, w->dpos, w->ident, w->defect, w->Sv, w->S0, w->Slu, w->R, w->u, w->piv,
                w->cand, w->lexcol, w->mark};
   for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) free(p[i]);
   free(w);
@@ -181,18 +181,20 @@ static double e_at(const svi_lr* w, int i, int l, int c) {
 
 static const double* gcol(const svi_lr* w, int r) { return w->s->Gt + (size_t)r * w->nv; }
 
-/* contact i's contribution sum_l G_B(l) (x) Y_l to Sv, and to S0, with sign sg */
-static void contribution(svi_lr* w, int i, double sg) {
-  int p = w->p, nv = w->nv, n = w->n;
+/* contact i's contribution sum_l G_B(l) (x) Y_l to Sv, and to S0, with sign sg (Y_l: the slot's
+ * row of Y, contiguous in Ys; only a non-identity contact has basic impulses) */
+SVI_SIMD static void contribution(svi_lr* w, int i, double sg) {
+  int p = w->p, nv = w->nv;
   for (int l = 0; l < p; l++) {
     int slot = i * p + l;
     if (w->st[slot] != ST_Z || w->jrow[slot] < 0) continue;
     const double* g = gcol(w, w->jrow[slot]);
+    const double* restrict ys = w->Ys + (size_t)slot * nv;
     for (int a = 0; a < nv; a++) {
       double ga = sg * g[a];
       if (ga == 0) continue;
-      double* row = w->Sv + a * nv;
-      for (int b = 0; b < nv; b++) row[b] += ga * w->Yt[(size_t)b * n + slot];
+      double* restrict row = w->Sv + a * nv;
+      for (int b = 0; b < nv; b++) row[b] += ga * ys[b];
       w->S0[a] += ga * w->y0[slot];
     }
   }
@@ -213,7 +215,7 @@ static void defect_set(svi_lr* w, int i, int on) {
 /* Reduce contact i's basic columns D_i (p x nbasic) by Gauss-Jordan with complete pivoting:
  * E (rows: basic local pairs), N (free columns), C (left null space), then Y_i = E (P Jbar)_i,
  * y0_i = E d_i and the products the global system needs. */
-static void factor_contact(svi_lr* w, int i) {
+SVI_SIMD static void factor_contact(svi_lr* w, int i) {
   int p = w->p, nv = w->nv, n = w->n;
   int base = i * p;
   double* E = w->E + (size_t)i * LR_P * LR_P;
@@ -297,20 +299,24 @@ static void factor_contact(svi_lr* w, int i) {
     for (int c = 0; c < p; c++) Cm[t * LR_P + c] = T[rank + t][nbasic + c];
   w->nfree[i] = nf;
   w->ncons[i] = ncn;
-  /* Y = E (P Jbar)_i, y0 = E d_i */
+  /* Y = E (P Jbar)_i, y0 = E d_i: each slot's row of Y in Ys (contiguous, from the rows of Jbar),
+   * then scattered into its column of Yt */
   for (int l = 0; l < p; l++) {
     int slot = base + l;
     double yd = 0;
-    for (int b = 0; b < nv; b++) w->Yt[(size_t)b * n + slot] = 0;
+    double* restrict ys = w->Ys + (size_t)slot * nv;
+    for (int b = 0; b < nv; b++) ys[b] = 0;
     if (w->st[slot] != ST_NONE) {
       for (int c = 0; c < p; c++) {
         double e = E[l * LR_P + c];
         if (e == 0) continue;
         yd += e * w->d[base + c];
         if (w->jrow[base + c] < 0) continue;
-        for (int b = 0; b < nv; b++) w->Yt[(size_t)b * n + slot] += e * w->Yt0[(size_t)b * n + base + c];
+        const double* restrict jb = w->s->Jbar + (size_t)w->jrow[base + c] * nv;
+        for (int b = 0; b < nv; b++) ys[b] += e * jb[b];
       }
     }
+    for (int b = 0; b < nv; b++) w->Yt[(size_t)b * n + slot] = ys[b];
     w->y0[slot] = yd;
   }
   /* GN = G_B N (nv x nf), CJ = C (P Jbar)_i (ncn x nv), Cd = C d_i */
@@ -335,7 +341,8 @@ static void factor_contact(svi_lr* w, int i) {
       if (cc == 0) continue;
       cd += cc * w->d[base + c];
       if (w->jrow[base + c] < 0) continue;
-      for (int a = 0; a < nv; a++) CJ[t * nv + a] += cc * w->Yt0[(size_t)a * n + base + c];
+      const double* restrict jb = w->s->Jbar + (size_t)w->jrow[base + c] * nv;
+      for (int a = 0; a < nv; a++) CJ[t * nv + a] += cc * jb[a];
     }
     Cd[t] = cd;
   }
@@ -343,48 +350,52 @@ static void factor_contact(svi_lr* w, int i) {
 }
 
 
-/* y = a x and y += a x over n contiguous values */
-SVI_SIMD static void kern_scale(int n, double a, const double* restrict x, double* restrict y) {
-  for (int j = 0; j < n; j++) y[j] = a * x[j];
-}
-
+/* y += a x over n contiguous values */
 SVI_SIMD static void kern_axpy(int n, double a, const double* restrict x, double* restrict y) {
   for (int j = 0; j < n; j++) y[j] += a * x[j];
 }
 
-/* max_k |x_k| over n finite values, four running maxima (the same value as one: max is exact) */
-SVI_SIMD static double max_abs(int n, const double* restrict x) {
-  double m[4] = {0, 0, 0, 0};
-  int k = 0;
-  for (; k + 4 <= n; k += 4)
-    for (int l = 0; l < 4; l++) {
-      double a = fabs(x[k + l]);
-      m[l] = a > m[l] ? a : m[l];
-    }
-  for (; k < n; k++) {
-    double a = fabs(x[k]);
-    m[0] = a > m[0] ? a : m[0];
-  }
-  m[0] = m[1] > m[0] ? m[1] : m[0];
-  m[2] = m[3] > m[2] ? m[3] : m[2];
-  return m[2] > m[0] ? m[2] : m[0];
+/* max(m, |v|) (the order of a max does not change its value) */
+static inline double amax(double m, double v) {
+  double a = fabs(v);
+  return a > m ? a : m;
 }
 
 /* ---- the global system in (dv, z0, f) -------------------------------------------------------- */
 
-/* Assemble and LU-factor S; w->singular when a pivot vanishes. */
-static void build_global(svi_lr* w) {
+/* row r -= f row c over n contiguous values, as y += (-f) x (kern_axpy's bits); inlined into
+ * build_global's clones */
+static inline void lu_row_update(int n, double mf, const double* restrict x, double* restrict y) {
+  for (int j = 0; j < n; j++) y[j] += mf * x[j];
+}
+
+/* Assemble S straight into its LU array, every entry written once, with max |S_ij| taken on the
+ * way, and LU-factor it with partial pivoting; w->singular when a pivot vanishes.
+ *       [ I - Sv   -S0   -G_B N_1 ... ]   rows of the velocity change
+ *   S = [ C_1 J     Cd_1    0     ... ]   each defect contact's constraint rows
+ *       [ ...                         ]
+ * (the -S0 / Cd column only while z0 is basic) */
+SVI_SIMD static void build_global(svi_lr* w) {
   int nv = w->nv, zc = w->z0_active, s = nv + zc, nrow = nv;
   for (int k = 0; k < w->ndefect; k++) s += w->nfree[w->defect[k]];
   for (int k = 0; k < w->ndefect; k++) nrow += w->ncons[w->defect[k]];
   w->sdim = s;
   w->singular = s != nrow || s > w->s_max;
   if (w->singular) return;
-  double* S = w->S;
-  memset(S, 0, sizeof(double) * s * s);
+  double* L = w->Slu;
+  double smax = 0;
   for (int a = 0; a < nv; a++) {
-    for (int b = 0; b < nv; b++) S[a * s + b] = (a == b ? 1.0 : 0.0) - w->Sv[a * nv + b];
-    if (zc) S[a * s + nv] = -w->S0[a];
+    double* row = L + a * s;
+    const double* sv = w->Sv + a * nv;
+    for (int b = 0; b < nv; b++) {
+      double v = (a == b ? 1.0 : 0.0) - sv[b];
+      row[b] = v;
+      smax = amax(smax, v);
+    }
+    if (zc) {
+      row[nv] = -w->S0[a];
+      smax = amax(smax, row[nv]);
+    }
   }
   int fcol = nv + zc, crow = nv;
   for (int k = 0; k < w->ndefect; k++) {
@@ -393,16 +404,25 @@ static void build_global(svi_lr* w) {
     const double* CJ = w->CJ + (size_t)i * LR_P * w->nv_max;
     const double* Cd = w->Cd + (size_t)i * LR_P;
     for (int f = 0; f < w->nfree[i]; f++, fcol++)
-      for (int a = 0; a < nv; a++) S[a * s + fcol] = -GN[f * nv + a];
+      for (int a = 0; a < nv; a++) {
+        double v = -GN[f * nv + a];
+        L[a * s + fcol] = v;
+        smax = amax(smax, v);
+      }
     for (int t = 0; t < w->ncons[i]; t++, crow++) {
-      for (int a = 0; a < nv; a++) S[crow * s + a] = CJ[t * nv + a];
-      if (zc) S[crow * s + nv] = Cd[t];
+      double* row = L + crow * s;
+      for (int a = 0; a < nv; a++) {
+        row[a] = CJ[t * nv + a];
+        smax = amax(smax, row[a]);
+      }
+      if (zc) {
+        row[nv] = Cd[t];
+        smax = amax(smax, row[nv]);
+      }
+      for (int c = nv + zc; c < s; c++) row[c] = 0.0;
     }
   }
   /* LU with partial pivoting */
-  double* L = w->Slu;
-  memcpy(L, S, sizeof(double) * s * s);
-  double smax = max_abs(s * s, L);
   for (int c = 0; c < s; c++) {
     int pr = c;
     double best = fabs(L[c * s + c]);
@@ -417,7 +437,7 @@ static void build_global(svi_lr* w) {
       double f = L[r * s + c] * inv;
       L[r * s + c] = f;
       if (f == 0) continue;
-      kern_axpy(s - c - 1, -f, L + c * s + c + 1, L + r * s + c + 1);   /* row r -= f row c */
+      lu_row_update(s - c - 1, -f, L + c * s + c + 1, L + r * s + c + 1);   /* row r -= f row c */
     }
   }
 }
@@ -485,6 +505,36 @@ static double slot_value(const svi_lr* w, int j) {
   return a;
 }
 
+/* dir = a y0 + sum_m um[m] rows[m] (rows of n values), in one pass over dir: per entry the same
+ * products and sums in the same order as y = a x and then one y += um x a row */
+SVI_SIMD static void combine_columns(int n, double a, const double* restrict y0, int nk,
+                                     const double* const* rows, const double* um,
+                                     double* restrict dir) {
+  const svi_v4d av = {a, a, a, a};
+  int j = 0;
+  for (; j + 16 <= n; j += 16) {
+    svi_v4d t[4], y;
+    for (int l = 0; l < 4; l++) {
+      memcpy(&y, y0 + j + 4 * l, sizeof(y));
+      t[l] = av * y;
+    }
+    for (int m = 0; m < nk; m++) {
+      const double* r = rows[m] + j;
+      const svi_v4d uv = {um[m], um[m], um[m], um[m]};
+      for (int l = 0; l < 4; l++) {
+        memcpy(&y, r + 4 * l, sizeof(y));
+        t[l] += uv * y;
+      }
+    }
+    memcpy(dir + j, t, sizeof(t));
+  }
+  for (; j < n; j++) {
+    double v = a * y0[j];
+    for (int m = 0; m < nk; m++) v += um[m] * rows[m][j];
+    dir[j] = v;
+  }
+}
+
 /* dir = B^-1 a for the column a with local part b at contact c and global part bg, every slot
  * (Y and y0 are zero on the missing slot, so is dir) */
 static void direction(svi_lr* w, int c, const double* b, const double* bg) {
@@ -492,9 +542,15 @@ static void direction(svi_lr* w, int c, const double* b, const double* bg) {
   global_solve_local(w, c, b, bg);
   double* dir = w->dir;
   const double* u = w->u;
-  kern_scale(n, w->z0_active ? u[nv] : 0.0, w->y0, dir);
+  const double* rows[64];
+  double um[64];
+  int nk = 0;
   for (int k = 0; k < nv; k++)
-    if (u[k] != 0) kern_axpy(n, u[k], w->Yt + (size_t)k * n, dir);
+    if (u[k] != 0) {
+      rows[nk] = w->Yt + (size_t)k * n;
+      um[nk++] = u[k];
+    }
+  combine_columns(n, w->z0_active ? u[nv] : 0.0, w->y0, nk, rows, um, dir);
   int fcol = nv + w->z0_active;
   for (int k = 0; k < w->ndefect; k++) {
     int i = w->defect[k];

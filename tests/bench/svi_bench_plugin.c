@@ -13,7 +13,8 @@
  *    against native mj_step from the same state.
  * C. One impact event against the number of contacts: a plate landing on N supports
  *    (models/make_plate.sh N; beyond its N = 100 the same script with the cap lifted), N = 2 ..
- *    200, and the least-squares exponent of the impact step's cost in N from 9 to 200.
+ *    200, and the least-squares exponent of the impact step's cost in N from 9 to 200; then a
+ *    two-legged robot (nv = 18) landing on feet of K x K points (legs_model), K = 2 .. 10.
  * D. One outcome of the propagative law against one sample of the set-valued law on the same
  *    impact problems (cradles, billiard break, the tailed runner).
  * E. One impact event among many bodies: a box dropped onto a resting stack of K - 1 boxes
@@ -33,7 +34,7 @@
  * --impact MODEL.xml REPS runs the impact step of the model's first event REPS times inside
  *    impact_steps() and native mj_step from the same state inside native_steps(), for
  *    valgrind --tool=callgrind --toggle-collect=impact_steps (or native_steps); --plate N DIR,
- *    --tower K and --bin K write the model of table C or E and print its path.
+ *    --tower K, --bin K and --legs K write the model of table C or E and print its path.
  * --preview MODEL.xml N draws the first event's outcomes for seeds 1000 .. 1000 + N - 1 by one
  *    svi_event_preview_many inside bench_preview_many() (--toggle-collect=bench_preview_many) and
  *    prints a hash of every bit of their qvel.
@@ -450,6 +451,51 @@ static int bin_model(int k, char* path, size_t len) {
   return ok;
 }
 
+/* Table C's second part: a two-legged robot landing flat on both feet, each foot a grid of k x k
+ * spheres (2 k^2 contacts).  A floating trunk (20 kg) with two legs of a 3-hinge hip, a knee and
+ * a 2-hinge ankle (thigh 4 kg, shin 3 kg, foot 1 kg; nv = 18), the feet 0.22 x 0.12 m; falling
+ * at 0.5 m/s with 0.1 m/s forward and a 0.05 rad/s roll, the soles 0.1 mm above the floor (key
+ * "impact").  Friction 0.8, elliptic cones, gap 2.5 mm as make_plate.sh. */
+static int legs_model(int k, char* path, size_t len) {
+  snprintf(path, len, "/tmp/svi_bench_legs_%d.xml", k);
+  FILE* f = fopen(path, "w");
+  if (!f) return 0;
+  fprintf(f, "<mujoco model=\"legs_%d\">\n  <option timestep=\"0.001\" cone=\"elliptic\"/>\n"
+             "  <size memory=\"64M\"/>\n"
+             "  <extension><plugin plugin=\"svi.impact\"><instance name=\"impacts\">"
+             "<config key=\"max_contacts\" value=\"%d\"/></instance></plugin></extension>\n"
+             "  <default>\n    <geom condim=\"3\" margin=\"0\" gap=\"0.0025\" friction=\"0.8 0.005 0.0001\" "
+             "contype=\"0\" conaffinity=\"0\"/>\n    <joint type=\"hinge\" damping=\"1\"/>\n"
+             "    <default class=\"spike\"><geom type=\"sphere\" size=\"0.005\" contype=\"1\" mass=\"0.001\"/></default>\n"
+             "  </default>\n  <worldbody>\n"
+             "    <geom name=\"floor\" type=\"plane\" size=\"2 2 0.1\" conaffinity=\"1\"/>\n"
+             "    <body name=\"trunk\" pos=\"0 0 1\"><freejoint/>"
+             "<geom type=\"box\" size=\"0.15 0.2 0.1\" mass=\"20\"/>\n",
+          k, 2 * k * k + 16);
+  for (int leg = 0; leg < 2; leg++) {
+    const char* side = leg ? "r" : "l";
+    fprintf(f, "      <body name=\"thigh_%s\" pos=\"0 %g -0.1\">"
+               "<joint axis=\"1 0 0\" range=\"-1 1\"/><joint axis=\"0 1 0\" range=\"-1 1\"/>"
+               "<joint axis=\"0 0 1\" range=\"-1 1\"/>"
+               "<geom type=\"capsule\" fromto=\"0 0 0 0 0 -0.4\" size=\"0.05\" mass=\"4\"/>\n"
+               "        <body name=\"shin_%s\" pos=\"0 0 -0.4\"><joint axis=\"0 1 0\" range=\"-2 0\"/>"
+               "<geom type=\"capsule\" fromto=\"0 0 0 0 0 -0.4\" size=\"0.04\" mass=\"3\"/>\n"
+               "          <body name=\"foot_%s\" pos=\"0 0 -0.4\">"
+               "<joint axis=\"0 1 0\" range=\"-1 1\"/><joint axis=\"1 0 0\" range=\"-1 1\"/>"
+               "<geom type=\"box\" size=\"0.11 0.06 0.01\" pos=\"0 0 -0.01\" mass=\"1\"/>\n",
+            side, leg ? -0.12 : 0.12, side, side);
+    for (int i = 0; i < k; i++)
+      for (int j = 0; j < k; j++)
+        fprintf(f, "            <geom class=\"spike\" pos=\"%.5f %.5f -0.025\"/>\n",
+                k > 1 ? -0.1 + 0.2 * i / (k - 1) : 0.0, k > 1 ? -0.05 + 0.1 * j / (k - 1) : 0.0);
+    fprintf(f, "          </body>\n        </body>\n      </body>\n");
+  }
+  fprintf(f, "    </body>\n  </worldbody>\n  <keyframe><key name=\"impact\" "
+             "qpos=\"0 0 0.9301 1 0 0 0  0 0 0 0 0 0  0 0 0 0 0 0\" "
+             "qvel=\"0.1 0 -0.5 0.05 0 0  0 0 0 0 0 0  0 0 0 0 0 0\"/></keyframe>\n</mujoco>\n");
+  return fclose(f) == 0;
+}
+
 /* least-squares slope of log y against log x */
 static double loglog_slope(const double* x, const double* y, int n) {
   double sx = 0, sy = 0, sxx = 0, sxy = 0;
@@ -572,6 +618,14 @@ int main(int argc, char** argv) {
   if (argc == 5 && !strcmp(argv[1], "--count")) return count_mode(argv[2], argv[3], atoi(argv[4]));
   if (argc == 4 && !strcmp(argv[1], "--impact")) return impact_mode(argv[2], atoi(argv[3]));
   if (argc == 4 && !strcmp(argv[1], "--preview")) return preview_mode(argv[2], atoi(argv[3]));
+  if (argc == 3 && !strcmp(argv[1], "--legs")) {
+    char path[256];
+    int k = atoi(argv[2]);
+    if (k < 1 || k > 12) { fprintf(stderr, "--legs K: K from 1 to 12\n"); return 2; }
+    if (!legs_model(k, path, sizeof(path))) { fprintf(stderr, "cannot write %s\n", path); return 1; }
+    printf("%s\n", path);
+    return 0;
+  }
   if (argc == 3 && (!strcmp(argv[1], "--tower") || !strcmp(argv[1], "--bin"))) {
     char path[256];
     int k = atoi(argv[2]), tower = !strcmp(argv[1], "--tower");
@@ -600,7 +654,7 @@ int main(int argc, char** argv) {
   if (!dir || dir[0] == '-') {
     fprintf(stderr,
             "usage: %s [MODEL_DIR] [--quick] [--only=TABLES]   (TABLES: any of A B C D E F G H; default models)\n"
-            "       %s --impact MODEL.xml STEPS | --count MODEL.xml MODE STEPS | --plate N DIR | --tower K | --bin K\n",
+            "       %s --impact MODEL.xml STEPS | --count MODEL.xml MODE STEPS | --plate N DIR | --tower K | --bin K | --legs K\n",
             argv[0], argv[0]);
     return 2;
   }
@@ -635,6 +689,25 @@ int main(int argc, char** argv) {
   }
   if (nf >= 2)
     printf("\nLeast-squares fit over N = 9 .. 200: impact step ~ N^%.2f, native mj_step ~ N^%.2f\n",
+           loglog_slope(fx, fy, nf), loglog_slope(fx, fn, nf));
+
+  printf("\nA two-legged robot (floating trunk, two 6-dof legs, nv = 18) landing flat on feet of K x K points "
+         "(2 K^2 contacts; legs_model; medians of %d)\n\n", quick ? 5 : 30);
+  printf("| K | contacts in the event | LCP size | LCPs | impact step us | native mj_step us | ratio |\n"
+         "|---|---|---|---|---|---|---|\n");
+  const int kl[] = {2, 3, 4, 5, 6, 7, 8, 10};
+  nf = 0;
+  for (size_t i = 0; i < sizeof(kl) / sizeof(kl[0]); i++) {
+    char path[256];
+    if (!legs_model(kl[i], path, sizeof(path))) { fprintf(stderr, "cannot write %s\n", path); continue; }
+    step_cost c = impact_step(path, quick ? 5 : 30);
+    if (!c.ok) { printf("| %d | no impact event |\n", kl[i]); continue; }
+    printf("| %d | %d | %d | %d | %.1f | %.1f | %.2f |\n", kl[i], c.ncontact,
+           c.nt == 2 ? 7 * c.ncontact : 5 * c.ncontact, c.lcps, c.impact_us, c.native_us, c.impact_us / c.native_us);
+    fx[nf] = c.ncontact; fy[nf] = c.impact_us; fn[nf] = c.native_us; nf++;
+  }
+  if (nf >= 2)
+    printf("\nLeast-squares fit over N = 8 .. 200: impact step ~ N^%.2f, native mj_step ~ N^%.2f\n",
            loglog_slope(fx, fy, nf), loglog_slope(fx, fn, nf));
   }
   if (strchr(only, 'D')) {
