@@ -34,6 +34,17 @@
 #define LR_P 7                        /* pairs per contact: 3 + nd <= 7 */
 enum { ST_NONE = 0, ST_W = 1, ST_Z = 2 };
 
+/* One reduction of a contact's basic columns (factor_contact), kept by what it depends on: the
+ * statuses of its pairs, mu, the regularisation, nd and the law (A0's block) */
+#define LR_CACHE_BITS 7
+#define LR_CACHE (1 << LR_CACHE_BITS)
+typedef struct {
+  uint32_t code;                     /* statuses, nd, routh; UINT32_MAX: empty */
+  uint64_t mu, alpha;                /* their bits */
+  int nf, ncn, fc[LR_P];
+  double E[LR_P * LR_P], N[LR_P * LR_P], C[LR_P * LR_P];
+} lr_reduced;
+
 struct svi_lr {
   int nc_max, nv_max, n_max, s_max;
   /* the current LCP */
@@ -56,6 +67,7 @@ struct svi_lr {
   int *cand;
   double *lexcol;
   unsigned char* mark;
+  lr_reduced* cache;                 /* LR_CACHE reductions, direct-mapped */
 };
 
 static void* xalloc(size_t n) { return calloc(n ? n : 1, 1); }
@@ -103,11 +115,13 @@ svi_lr* svi_lr_create(int nc_max, int nv_max) {
   w->cand = xalloc(sizeof(int) * n);
   w->lexcol = xalloc(sizeof(double) * n);
   w->mark = xalloc((size_t)n);
+  w->cache = xalloc(sizeof(lr_reduced) * LR_CACHE);
+  for (int k = 0; w->cache && k < LR_CACHE; k++) w->cache[k].code = UINT32_MAX;
   if (!w->orig || !w->slot_of || !w->jrow || !w->rowpos || !w->st || !w->x || !w->dir || !w->q ||
       !w->d || !w->y0 || !w->bslot || !w->Yt || !w->Yt0 || !w->Ys || !w->E || !w->N || !w->C || !w->CJ ||
       !w->Cd || !w->GN || !w->nfree || !w->ncons || !w->freecol || !w->dpos || !w->ident || !w->defect ||
       !w->Sv || !w->S0 || !w->Slu || !w->R || !w->u || !w->piv || !w->cand ||
-      !w->lexcol || !w->mark) {
+      !w->lexcol || !w->mark || !w->cache) {
     svi_lr_destroy(w);
     return NULL;
   }
@@ -119,7 +133,7 @@ void svi_lr_destroy(svi_lr* w) {
   void* p[] = {w->orig, w->slot_of, w->jrow, w->rowpos, w->st, w->x, w->dir, w->q, w->d, w->y0,
                w->bslot, w->Yt, w->Yt0, w->Ys, w->E, w->N, w->C, w->CJ, w->Cd, w->GN, w->nfree, w->ncons,
                w->freecol, w->dpos, w->ident, w->defect, w->Sv, w->S0, w->Slu, w->R, w->u, w->piv,
-               w->cand, w->lexcol, w->mark};
+               w->cand, w->lexcol, w->mark, w->cache};
   for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) free(p[i]);
   free(w);
 }
@@ -212,29 +226,11 @@ static void defect_set(svi_lr* w, int i, int on) {
   }
 }
 
-/* Reduce contact i's basic columns D_i (p x nbasic) by Gauss-Jordan with complete pivoting:
- * E (rows: basic local pairs), N (free columns), C (left null space), then Y_i = E (P Jbar)_i,
- * y0_i = E d_i and the products the global system needs. */
-SVI_SIMD static void factor_contact(svi_lr* w, int i) {
-  int p = w->p, nv = w->nv, n = w->n;
-  int base = i * p;
-  double* E = w->E + (size_t)i * LR_P * LR_P;
-  double* Nf = w->N + (size_t)i * LR_P * LR_P;
-  double* Cm = w->C + (size_t)i * LR_P * LR_P;
-  int* fc = w->freecol + i * LR_P;
-  int allw = 1;
-  for (int l = 0; l < p; l++) allw &= w->st[base + l] == ST_W;
-  w->ident[i] = (unsigned char)allw;
-  if (allw) {   /* identity block: the common case, no elimination */
-    for (int l = 0; l < p; l++) {
-      int slot = base + l;
-      for (int b = 0; b < nv; b++) w->Yt[(size_t)b * n + slot] = w->Yt0[(size_t)b * n + slot];
-      w->y0[slot] = w->d[slot];
-    }
-    w->nfree[i] = w->ncons[i] = 0;
-    defect_set(w, i, 0);
-    return;
-  }
+/* Reduce contact i's basic columns D_i (p x nbasic) by Gauss-Jordan with complete pivoting into
+ * cr: E (rows: basic local pairs), N (free columns), C (left null space).  A function of the
+ * statuses of i's pairs, mu_i, alpha, nd and the law only (factor_contact keeps it by them). */
+static void reduce_contact(const svi_lr* w, int i, lr_reduced* cr) {
+  int p = w->p, base = i * p;
   /* T = [D | I_p], p x (nbasic + p) */
   double T[LR_P][2 * LR_P];
   int col[LR_P], nbasic = 0;
@@ -279,6 +275,7 @@ SVI_SIMD static void factor_contact(svi_lr* w, int i) {
     rank++;
   }
   /* E: basic pair col[pivcol[t]] = (R r)_t, free pairs 0 */
+  double* E = cr->E;
   memset(E, 0, sizeof(double) * LR_P * LR_P);
   for (int t = 0; t < rank; t++) {
     int l = col[pivcol[t]];
@@ -286,17 +283,63 @@ SVI_SIMD static void factor_contact(svi_lr* w, int i) {
   }
   /* N: one column per free basic pair */
   int nf = 0;
+  double* Nf = cr->N;
   memset(Nf, 0, sizeof(double) * LR_P * LR_P);
   for (int c = 0; c < nbasic; c++) {
     if (used[c]) continue;
     Nf[col[c] * LR_P + nf] = 1.0;
     for (int t = 0; t < rank; t++) Nf[col[pivcol[t]] * LR_P + nf] = -T[t][c];
-    fc[nf++] = col[c];
+    cr->fc[nf++] = col[c];
   }
   /* C: the zero rows of the reduced D */
   int ncn = p - rank;
   for (int t = 0; t < ncn; t++)
-    for (int c = 0; c < p; c++) Cm[t * LR_P + c] = T[rank + t][nbasic + c];
+    for (int c = 0; c < p; c++) cr->C[t * LR_P + c] = T[rank + t][nbasic + c];
+  cr->nf = nf;
+  cr->ncn = ncn;
+}
+
+/* Contact i's reduction E, N, C (reduce_contact, or the same one kept from an earlier pivot),
+ * then Y_i = E (P Jbar)_i, y0_i = E d_i and the products the global system needs. */
+SVI_SIMD static void factor_contact(svi_lr* w, int i) {
+  int p = w->p, nv = w->nv, n = w->n;
+  int base = i * p;
+  double* E = w->E + (size_t)i * LR_P * LR_P;
+  double* Nf = w->N + (size_t)i * LR_P * LR_P;
+  double* Cm = w->C + (size_t)i * LR_P * LR_P;
+  int* fc = w->freecol + i * LR_P;
+  int allw = 1;
+  for (int l = 0; l < p; l++) allw &= w->st[base + l] == ST_W;
+  w->ident[i] = (unsigned char)allw;
+  if (allw) {   /* identity block: the common case, no elimination */
+    for (int l = 0; l < p; l++) {
+      int slot = base + l;
+      for (int b = 0; b < nv; b++) w->Yt[(size_t)b * n + slot] = w->Yt0[(size_t)b * n + slot];
+      w->y0[slot] = w->d[slot];
+    }
+    w->nfree[i] = w->ncons[i] = 0;
+    defect_set(w, i, 0);
+    return;
+  }
+  /* the reduction of D_i: from the cache, or made and kept there */
+  uint32_t code = (uint32_t)w->nd << 14 | (uint32_t)w->routh << 18;
+  for (int l = 0; l < p; l++) code |= (uint32_t)w->st[base + l] << (2 * l);
+  uint64_t mb, ab;
+  memcpy(&mb, &w->s->mu[i], sizeof(mb));
+  memcpy(&ab, &w->alpha, sizeof(ab));
+  uint32_t h = (code ^ (uint32_t)(mb >> 32) ^ (uint32_t)mb ^ (uint32_t)(ab >> 32)) * 2654435761u;
+  lr_reduced* cr = w->cache + (h >> (32 - LR_CACHE_BITS));   /* Fibonacci hashing */
+  if (cr->code != code || cr->mu != mb || cr->alpha != ab) {
+    cr->code = code;
+    cr->mu = mb;
+    cr->alpha = ab;
+    reduce_contact(w, i, cr);
+  }
+  memcpy(E, cr->E, sizeof(cr->E));
+  memcpy(Nf, cr->N, sizeof(cr->N));
+  memcpy(Cm, cr->C, sizeof(cr->C));
+  memcpy(fc, cr->fc, sizeof(cr->fc));
+  int nf = cr->nf, ncn = cr->ncn;
   w->nfree[i] = nf;
   w->ncons[i] = ncn;
   /* Y = E (P Jbar)_i, y0 = E d_i: each slot's row of Y in Ys (contiguous, from the rows of Jbar),
