@@ -32,6 +32,7 @@
 #include "svi_internal.h"
 
 #define LR_P 7                        /* pairs per contact: 3 + nd <= 7 */
+#define LR_SMAX (2 * SVI_LR_MAX_NV + 2 + LR_P)   /* the global system's largest size */
 enum { ST_NONE = 0, ST_W = 1, ST_Z = 2 };
 
 /* One reduction of a contact's basic columns (factor_contact), kept by what it depends on: the
@@ -62,7 +63,7 @@ struct svi_lr {
   /* global system */
   double *Sv, *S0, *Slu, *R, *u;
   int *piv, *defect;
-  int ndefect, z0_active, sdim, singular;
+  int ndefect, z0_active, sdim, sld, singular;
   /* lexicographic scratch */
   int *cand;
   double *lexcol;
@@ -108,7 +109,7 @@ svi_lr* svi_lr_create(int nc_max, int nv_max) {
   w->defect = xalloc(sizeof(int) * nc_max);
   w->Sv = xalloc(sizeof(double) * nv_max * nv_max);
   w->S0 = xalloc(sizeof(double) * nv_max);
-  w->Slu = xalloc(sizeof(double) * s * s);
+  w->Slu = xalloc(sizeof(double) * s * (s + 6));
   w->R = xalloc(sizeof(double) * s);
   w->u = xalloc(sizeof(double) * s);
   w->piv = xalloc(sizeof(int) * s);
@@ -406,10 +407,42 @@ static inline double amax(double m, double v) {
 
 /* ---- the global system in (dv, z0, f) -------------------------------------------------------- */
 
-/* row r -= f row c over n contiguous values, as y += (-f) x (kern_axpy's bits); inlined into
- * build_global's clones */
-static inline void lu_row_update(int n, double mf, const double* restrict x, double* restrict y) {
-  for (int j = 0; j < n; j++) y[j] += mf * x[j];
+/* Column c's elimination of the rows listed (multipliers in column c): row r -= f_r row c on
+ * columns c + 1 .. s - 1, each entry as y += (-f_r) x (kern_axpy's bits).  Rows have the stride
+ * ld >= s + 3, so every row is updated in whole vectors from column c + 1 on: the last one runs
+ * into the padding columns, whose values (zeros, and zeros times multipliers) nothing reads.
+ * Four rows a pass over the pivot row; inlined into build_global's clones. */
+static inline void lu_rows_update(int s, int ld, int c, double* L, const int* rows, int nr) {
+  const double* x = L + c * ld;
+  int j0 = c + 1;
+  int m = 0;
+  for (; m + 4 <= nr; m += 4) {
+    double *y0 = L + rows[m] * ld, *y1 = L + rows[m + 1] * ld, *y2 = L + rows[m + 2] * ld,
+           *y3 = L + rows[m + 3] * ld;
+    double a0v = -y0[c], a1v = -y1[c], a2v = -y2[c], a3v = -y3[c];
+    const svi_v4d f0 = {a0v, a0v, a0v, a0v}, f1 = {a1v, a1v, a1v, a1v}, f2 = {a2v, a2v, a2v, a2v},
+                  f3 = {a3v, a3v, a3v, a3v};
+    for (int j = j0; j < s; j += 4) {
+      svi_v4d xv, yv;
+      memcpy(&xv, x + j, sizeof(xv));
+      memcpy(&yv, y0 + j, sizeof(yv)); yv += f0 * xv; memcpy(y0 + j, &yv, sizeof(yv));
+      memcpy(&yv, y1 + j, sizeof(yv)); yv += f1 * xv; memcpy(y1 + j, &yv, sizeof(yv));
+      memcpy(&yv, y2 + j, sizeof(yv)); yv += f2 * xv; memcpy(y2 + j, &yv, sizeof(yv));
+      memcpy(&yv, y3 + j, sizeof(yv)); yv += f3 * xv; memcpy(y3 + j, &yv, sizeof(yv));
+    }
+  }
+  for (; m < nr; m++) {
+    double* y = L + rows[m] * ld;
+    double a = -y[c];
+    const svi_v4d f = {a, a, a, a};
+    for (int j = j0; j < s; j += 4) {
+      svi_v4d xv, yv;
+      memcpy(&xv, x + j, sizeof(xv));
+      memcpy(&yv, y + j, sizeof(yv));
+      yv += f * xv;
+      memcpy(y + j, &yv, sizeof(yv));
+    }
+  }
 }
 
 /* Assemble S straight into its LU array, every entry written once, with max |S_ij| taken on the
@@ -417,18 +450,21 @@ static inline void lu_row_update(int n, double mf, const double* restrict x, dou
  *       [ I - Sv   -S0   -G_B N_1 ... ]   rows of the velocity change
  *   S = [ C_1 J     Cd_1    0     ... ]   each defect contact's constraint rows
  *       [ ...                         ]
- * (the -S0 / Cd column only while z0 is basic) */
+ * (the -S0 / Cd column only while z0 is basic).  Row stride w->sld = s + 3 .. s + 6, a multiple
+ * of 4, the padding zeros (lu_rows_update). */
 SVI_SIMD static void build_global(svi_lr* w) {
   int nv = w->nv, zc = w->z0_active, s = nv + zc, nrow = nv;
   for (int k = 0; k < w->ndefect; k++) s += w->nfree[w->defect[k]];
   for (int k = 0; k < w->ndefect; k++) nrow += w->ncons[w->defect[k]];
   w->sdim = s;
-  w->singular = s != nrow || s > w->s_max;
+  w->singular = s != nrow || s > w->s_max || s > LR_SMAX;
   if (w->singular) return;
+  int ld = (s + 6) & ~3;
+  w->sld = ld;
   double* L = w->Slu;
   double smax = 0;
   for (int a = 0; a < nv; a++) {
-    double* row = L + a * s;
+    double* row = L + a * ld;
     const double* sv = w->Sv + a * nv;
     for (int b = 0; b < nv; b++) {
       double v = (a == b ? 1.0 : 0.0) - sv[b];
@@ -439,6 +475,7 @@ SVI_SIMD static void build_global(svi_lr* w) {
       row[nv] = -w->S0[a];
       smax = amax(smax, row[nv]);
     }
+    for (int c = s; c < ld; c++) row[c] = 0.0;
   }
   int fcol = nv + zc, crow = nv;
   for (int k = 0; k < w->ndefect; k++) {
@@ -449,11 +486,11 @@ SVI_SIMD static void build_global(svi_lr* w) {
     for (int f = 0; f < w->nfree[i]; f++, fcol++)
       for (int a = 0; a < nv; a++) {
         double v = -GN[f * nv + a];
-        L[a * s + fcol] = v;
+        L[a * ld + fcol] = v;
         smax = amax(smax, v);
       }
     for (int t = 0; t < w->ncons[i]; t++, crow++) {
-      double* row = L + crow * s;
+      double* row = L + crow * ld;
       for (int a = 0; a < nv; a++) {
         row[a] = CJ[t * nv + a];
         smax = amax(smax, row[a]);
@@ -462,42 +499,43 @@ SVI_SIMD static void build_global(svi_lr* w) {
         row[nv] = Cd[t];
         smax = amax(smax, row[nv]);
       }
-      for (int c = nv + zc; c < s; c++) row[c] = 0.0;
+      for (int c = nv + zc; c < ld; c++) row[c] = 0.0;
     }
   }
   /* LU with partial pivoting */
   for (int c = 0; c < s; c++) {
     int pr = c;
-    double best = fabs(L[c * s + c]);
+    double best = fabs(L[c * ld + c]);
     for (int r = c + 1; r < s; r++)
-      if (fabs(L[r * s + c]) > best) { best = fabs(L[r * s + c]); pr = r; }
+      if (fabs(L[r * ld + c]) > best) { best = fabs(L[r * ld + c]); pr = r; }
     w->piv[c] = pr;
     if (!(best > 1e-14 * smax)) { w->singular = 1; return; }
     if (pr != c)
-      for (int k = 0; k < s; k++) { double t = L[c * s + k]; L[c * s + k] = L[pr * s + k]; L[pr * s + k] = t; }
-    double inv = 1.0 / L[c * s + c];
+      for (int k = 0; k < s; k++) { double t = L[c * ld + k]; L[c * ld + k] = L[pr * ld + k]; L[pr * ld + k] = t; }
+    double inv = 1.0 / L[c * ld + c];
+    int rows[LR_SMAX], nr = 0;
     for (int r = c + 1; r < s; r++) {
-      double f = L[r * s + c] * inv;
-      L[r * s + c] = f;
-      if (f == 0) continue;
-      lu_row_update(s - c - 1, -f, L + c * s + c + 1, L + r * s + c + 1);   /* row r -= f row c */
+      double f = L[r * ld + c] * inv;
+      L[r * ld + c] = f;
+      if (f != 0) rows[nr++] = r;   /* a zero multiplier leaves its row as it is */
     }
+    lu_rows_update(s, ld, c, L, rows, nr);
   }
 }
 
 static void solve_global(const svi_lr* w, double* x) {
-  int s = w->sdim;
+  int s = w->sdim, ld = w->sld;
   const double* L = w->Slu;
   for (int c = 0; c < s; c++) {   /* P b: the factorisation swapped whole rows */
     int pr = w->piv[c];
     if (pr != c) { double t = x[c]; x[c] = x[pr]; x[pr] = t; }
   }
   for (int c = 0; c < s; c++)
-    for (int r = c + 1; r < s; r++) x[r] -= L[r * s + c] * x[c];
+    for (int r = c + 1; r < s; r++) x[r] -= L[r * ld + c] * x[c];
   for (int r = s - 1; r >= 0; r--) {
     double a = x[r];
-    for (int k = r + 1; k < s; k++) a -= L[r * s + k] * x[k];
-    x[r] = a / L[r * s + r];
+    for (int k = r + 1; k < s; k++) a -= L[r * ld + k] * x[k];
+    x[r] = a / L[r * ld + r];
   }
 }
 
