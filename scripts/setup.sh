@@ -6,7 +6,7 @@
 #   - the svi Python module (python/svi) made importable in .venv through a .pth file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PKGS=(build-essential cmake pkg-config liblapacke-dev libcairo2-dev libglfw3-dev libgl-dev
+PKGS=(build-essential cmake pkg-config libcairo2-dev libglfw3-dev libgl-dev
       libsiconos-numerics-dev xvfb xauth xdotool libgl1-mesa-dri python3 python3-venv)
 missing=()
 for p in "${PKGS[@]}"; do

@@ -10,7 +10,6 @@
  * for any thread count.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <lapacke.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -37,23 +36,60 @@ int svi_sobol_fits(const svi_routh_config* r, int nc) {
   return nc * (r->max_steps > 0 ? r->max_steps : 10) <= SVI_SOBOL_MAXDIM;
 }
 
+/* The largest eigenvalue of the symmetric n x n matrix A (row-major, overwritten) by cyclic
+ * Jacobi rotations (Golub & Van Loan, Algorithm 8.5.3): each rotation zeroes A_pq, the sweeps
+ * stop when the off-diagonal part's square sum is below 1e-30 of the whole (at most 60 sweeps;
+ * Jacobi converges quadratically, a few sweeps in practice), and the eigenvalues are then the
+ * diagonal to that accuracy. */
+static double sym_max_eigenvalue(int n, double* A) {
+  for (int sweep = 0; sweep < 60; sweep++) {
+    double off = 0, all = 0;
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) {
+        double a = A[i * n + j] * A[i * n + j];
+        all += a;
+        if (i != j) off += a;
+      }
+    if (!(off > 1e-30 * all)) break;   /* also on a NaN: the caller's check rejects it */
+    for (int p = 0; p < n; p++)
+      for (int q = p + 1; q < n; q++) {
+        double apq = A[p * n + q];
+        if (apq == 0) continue;
+        double theta = (A[q * n + q] - A[p * n + p]) / (2 * apq);
+        double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1));
+        double c = 1 / sqrt(t * t + 1), sn = t * c;
+        for (int k = 0; k < n; k++) {   /* A <- A J (columns p, q) */
+          double akp = A[k * n + p], akq = A[k * n + q];
+          A[k * n + p] = c * akp - sn * akq;
+          A[k * n + q] = sn * akp + c * akq;
+        }
+        for (int k = 0; k < n; k++) {   /* A <- J^T A (rows p, q) */
+          double apk = A[p * n + k], aqk = A[q * n + k];
+          A[p * n + k] = c * apk - sn * aqk;
+          A[q * n + k] = sn * apk + c * aqk;
+        }
+      }
+  }
+  double m = -INFINITY;
+  for (int i = 0; i < n; i++) m = fmax(m, A[i * n + i]);
+  return m;
+}
+
 /* sigma_max(G) from the largest eigenvalue of G G^T (nv x nv) */
 static double sigma_max_G(const svi_impact* s) {
   int nv = s->nv, nb = s->nb;
   double* A = malloc(sizeof(double) * nv * nv);
-  double* ev = malloc(sizeof(double) * nv);
   double r = 0;
-  if (A && ev) {
+  if (A) {
     for (int i = 0; i < nv; i++)
       for (int j = 0; j < nv; j++) {
         double t = 0;
         for (int k = 0; k < nb; k++) t += s->G[i * nb + k] * s->G[j * nb + k];
         A[i * nv + j] = t;
       }
-    if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'U', nv, A, nv, ev) == 0) r = sqrt(fmax(ev[nv - 1], 0));
+    r = sqrt(fmax(sym_max_eigenvalue(nv, A), 0));
   }
   free(A);
-  free(ev);
   return r;
 }
 
