@@ -1,7 +1,8 @@
 """plot_scaling.py -- the figure of docs/benchmarks.md: one impact event against its contacts.
 
-Reads the markdown tables C (a plate landing on N supports: one body) and E (a box dropped on a
-stack of K boxes: many bodies) that `svi-bench-plugin models --only=CE` prints, and draws the
+Reads the markdown tables C (a plate landing on N supports: one body; a two-legged robot landing on
+feet of K x K points: 18 dofs in a tree) and E (a box dropped on a stack of K boxes: many bodies)
+that `svi-bench-plugin models --only=CE` prints, and draws the
 impact step's and the native mj_step's microseconds against the contacts in the event, both axes
 logarithmic, with the issue's bound (5x native) as a dashed band over the native steps.  Writes
 SVG by hand (no plotting package: the project's Python needs only mujoco and numpy).
@@ -13,14 +14,14 @@ import sys
 
 
 def tables(lines):
-  """the rows of tables C and E: lists of (contacts, impact us, native us)"""
+  """the rows of tables C (plate, legged robot) and E: lists of (contacts, impact us, native us)"""
   out, cur = {}, None
   for line in lines:
     cells = [c.strip() for c in line.strip().strip("|").split("|")]
     if not line.startswith("|") or len(cells) < 6:
       cur = None
       continue
-    if cells[0] in ("supports", "boxes"):
+    if cells[0] in ("supports", "boxes", "K"):
       cur = out.setdefault(cells[0], [])
       head = cells
       continue
@@ -32,7 +33,7 @@ def tables(lines):
                   float(row["native mj_step us"])))
     except (KeyError, ValueError):
       pass
-  return out.get("supports", []), out.get("boxes", [])
+  return out.get("supports", []), out.get("K", []), out.get("boxes", [])
 
 
 def fit(points):
@@ -44,11 +45,13 @@ def fit(points):
   return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx > 0 else float("nan")
 
 
-def svg(plate, tower, path):
-  W, H, L, R, T, B = 760, 520, 78, 200, 40, 58
+def svg(plate, legs, tower, path):
+  W, H, L, R, T, B = 760, 560, 78, 200, 40, 58
   series = [
       ("plate, impact step", "#1f5fbf", "", [(c, i) for c, i, _ in plate]),
       ("plate, native mj_step", "#1f5fbf", "6,4", [(c, n) for c, _, n in plate]),
+      ("legged robot, impact step", "#2e8b57", "", [(c, i) for c, i, _ in legs]),
+      ("legged robot, native", "#2e8b57", "6,4", [(c, n) for c, _, n in legs]),
       ("tower, impact step", "#c0392b", "", [(c, i) for c, i, _ in tower]),
       ("tower, native mj_step", "#c0392b", "6,4", [(c, n) for c, _, n in tower]),
   ]
@@ -117,9 +120,9 @@ def svg(plate, tower, path):
 def main():
   if len(sys.argv) != 2:
     sys.exit(__doc__)
-  plate, tower = tables(sys.stdin)
-  svg(plate, tower, sys.argv[1])
-  for name, rows in (("plate", plate), ("tower", tower)):
+  plate, legs, tower = tables(sys.stdin)
+  svg(plate, legs, tower, sys.argv[1])
+  for name, rows in (("plate", plate), ("legged robot", legs), ("tower", tower)):
     big = [(c, i) for c, i, _ in rows if c >= 9]
     nat = [(c, n) for c, _, n in rows if c >= 9]
     if len(big) >= 2:
