@@ -720,17 +720,22 @@ static void lcp_norm_bounds(svi_impact* s) {
 
 /* SVI_SOLVER_AUTO's choice.  A pivot of the low-rank Lemke costs O(n nv) plus a refactor of its
  * system in (dv, z0, f), up to 2 nv + 1 unknowns; one of the revised dense Lemke O(n k), k the
- * pivots so far.  So the low-rank one pays on few velocities under many contacts: measured on
- * towers of 1 to 10 free boxes with 4 to 36 contacts per face (`svi-bench --only=5` keeps 1 to 8
- * boxes and 4 to 25 contacts, docs/benchmarks.md table 5), it is faster from nb = 40 for one free
- * body (nv = 6), but only from about nb = 16 nv for two boxes and more (several bodies: nb = 4 nv
- * made a pile of 8 boxes 14x slower).  Between nv = 6 and 12 the ratio is interpolated.  Beyond the dense
- * solver's product form (n > SVI_PFI_NMAX) its pivots cost O(n^2) on the explicit tableau, and
- * the low-rank one is 10-100x faster wherever it applies (nv <= SVI_LR_MAX_NV). */
+ * pivots so far.  So the low-rank one pays on few velocities under many contacts.  The ninth
+ * speed session measured towers of 1 to 10 free boxes with 4 to 36 contacts per face
+ * (`svi-bench --only=5` keeps 1 to 8 boxes and 4 to 25 contacts, docs/benchmarks.md table 5) and
+ * set nb >= 4 nv for one body, 16 nv from two bodies on.  The dense path's set-up and pivots have
+ * since become cheaper, and the sixteenth session measured the crossover again, in the plugin's
+ * impact step (instructions): a plate on N supports (nv = 6) between nb = 80 (dense 15 % cheaper)
+ * and 125 (the low-rank one 5 % cheaper), a two-legged robot (nv = 18) between nb = 490 (dense 7 %)
+ * and 640 (low-rank 24 %); table 5 then has the dense one faster in every cell below nb = 21 nv
+ * from two boxes on.  So nb >= 20 nv at nv <= 6, 30 nv from nv = 18, interpolated between.
+ * Beyond the dense solver's product form (n > SVI_PFI_NMAX) its pivots cost O(n^2) on the
+ * explicit tableau, and the low-rank one is 10-100x faster wherever it applies
+ * (nv <= SVI_LR_MAX_NV). */
 static int lowrank_pays(int nb, int nv, int n_routh) {
   if (nb < LOWRANK_MIN_NB) return 0;
   if (n_routh > SVI_PFI_NMAX) return 1;
-  int ratio = nv <= 6 ? 4 : nv >= 12 ? 16 : 4 + 2 * (nv - 6);
+  int ratio = nv <= 6 ? 20 : nv >= 18 ? 30 : 20 + 5 * (nv - 6) / 6;
   return nb >= ratio * nv;
 }
 
