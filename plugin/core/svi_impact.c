@@ -394,10 +394,17 @@ static void build_g(svi_impact* s) {
  * runs four columns per vector with each lane's sum in that order, the same bits */
 SVI_SIMD static void kern_row_times_g(int nb, int lo, int hi, const double* restrict ji, const double* restrict G,
                                       double* restrict w) {
-  for (int j = 0; j < nb; j++) w[j] = 0;
-  for (int k = lo; k < hi; k++) {
+  int k = lo;
+  while (k < hi && ji[k] == 0) k++;   /* a dof of another branch of the tree: its terms are zeros */
+  if (k == hi) {
+    for (int j = 0; j < nb; j++) w[j] = 0;
+    return;
+  }
+  const double a0 = ji[k], *g0 = G + (size_t)k * nb;
+  for (int j = 0; j < nb; j++) w[j] = 0.0 + a0 * g0[j];   /* the first term added to a zero */
+  for (k++; k < hi; k++) {
     double a = ji[k];
-    if (a == 0) continue;   /* a dof of another branch of the tree: its terms are zeros */
+    if (a == 0) continue;
     const double* g = G + (size_t)k * nb;
     for (int j = 0; j < nb; j++) w[j] += a * g[j];
   }
