@@ -1639,7 +1639,10 @@ SVI_SIMD static int spatial_enumerate(svi_impact* s, const double* u, const doub
   if (!allowed_modes(s, ur, lmax, 1, list, cnt, &bounded)) return 0;
   if (!s->smode_ready) spatial_tables(s);
   if (!ap) spatial_step_setup(s, lmax);
-  if (bounded && nc == 2) {   /* the enumeration's order: contact 1's modes, then contact 0's in increasing order */
+  /* two contacts, bounded: the enumeration's order (contact 1's modes, then contact 0's in increasing
+   * order), four of contact 0's modes a test.  Not for (31) (ap): it skips the budgeted modes,
+   * which this branch does not (its infinite budgets leave the bounds off anyway) */
+  if (bounded && nc == 2 && !ap) {
     pp_bounds0 B0;               /* contact 0's intervals, its modes across the lanes */
     double B1[S_MODES][3][6];    /* contact 1's */
     memset(&B0, 0, sizeof(B0));  /* the modes not allowed: zeros, their lanes masked below */
