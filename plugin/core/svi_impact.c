@@ -25,6 +25,11 @@
 
 /* SVI_SOLVER_AUTO: the low-rank Lemke only from this many impulse rows (lowrank_pays) */
 #define LOWRANK_MIN_NB 40
+/* G's columns solved together (usolve_env_cols) from this many, one by one (usolve_env) below:
+ * a column alone skips the dofs of the tree's other branches, the columns together run as
+ * vectors (a two-legged robot on 98 contacts: 2.1 k instructions a column alone, 0.5 k together;
+ * a humanoid of 62 dofs on 2 contacts, 6 columns: 3x dearer together) */
+#define GCOLS_MIN 16
 /* when the low-rank Lemke fails on a (75) of at most this size, the dense one tries */
 #define LOWRANK_DENSE_FALLBACK 256
 
@@ -184,7 +189,8 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
    * moved the per-sample medians of the small examples by 10-15 % (svi_lcp.c, the eta file) */
   s->lo = malloc(sizeof(int) * (size_t)nv_max);
   s->hi = malloc(sizeof(int) * (size_t)nv_max);
-  if (!s->order || !s->lo || !s->hi || !s->pattern_map || !s->Ant_routh || !s->Ant_ap || !s->Ant_nz ||
+  s->w_row_ok = malloc((size_t)nc_max * (1 + 2 * nt_max));
+  if (!s->order || !s->lo || !s->hi || !s->w_row_ok || !s->pattern_map || !s->Ant_routh || !s->Ant_ap || !s->Ant_nz ||
       !s->routh_nz) {
     svi_impact_destroy(s);
     return NULL;
@@ -198,6 +204,7 @@ void svi_impact_destroy(svi_impact* s) {
   free(s->order);
   free(s->lo);
   free(s->hi);
+  free(s->w_row_ok);
   free(s->smode);
   free(s->sm_c);
   free(s->sm_wd);
@@ -324,6 +331,28 @@ static int ucholesky_env(int n, double* U, const int* hi) {
   return 1;
 }
 
+static void build_jbar(svi_impact* s, const svi_problem_def* def) {
+  int nv = s->nv, nc = s->nc, nt = s->nt, nd = s->nd;
+  memcpy(s->Jbar, def->Jn, sizeof(double) * nc * nv);
+  memcpy(s->Jt, def->Jt, sizeof(double) * nc * nt * nv);
+  for (int i = 0; i < nc; i++) {
+    for (int t = 0; t < nt; t++) {
+      const double* jt = def->Jt + (size_t)(i * nt + t) * nv;
+      double* plus = s->Jbar + (size_t)(nc + i * nd + 2 * t) * nv;
+      double* minus = plus + nv;
+      for (int k = 0; k < nv; k++) { plus[k] = jt[k]; minus[k] = -jt[k]; }
+    }
+  }
+}
+
+/* Row c of Jbar is the negated row c - 1 (a -t friction direction after its +t one): then so are
+ * its columns of G and its row and column of W, exactly (a solve or a dot product with a negated
+ * vector negates every rounded step), so they are copied negated, not computed. */
+static inline int jbar_minus_row(const svi_impact* s, int c) { return c >= s->nc && (c - s->nc) % 2 == 1; }
+
+/* the columns that are not -t ones: nc normal ones, then every other friction one */
+static inline int n_plus(const svi_impact* s) { return s->nc + (s->nb - s->nc) / 2; }
+
 /* x <- M^-1 x with M = U U^T (ucholesky_env, hi its envelope).  U y = x from the last nonzero of x
  * up: y_i = (x_i - sum_{i < k <= hi_i} U_ik y_k) / U_ii, 0 after that nonzero (a Jbar row's dofs
  * end with its bodies') and 0 where x_i = 0 and y is 0 over row i's envelope (a dof whose subtree
@@ -353,39 +382,98 @@ SVI_SIMD static void usolve_env(int n, const double* U, const int* hi, double* x
   }
 }
 
-static void build_jbar(svi_impact* s, const svi_problem_def* def) {
-  int nv = s->nv, nc = s->nc, nt = s->nt, nd = s->nd;
-  memcpy(s->Jbar, def->Jn, sizeof(double) * nc * nv);
-  memcpy(s->Jt, def->Jt, sizeof(double) * nc * nt * nv);
-  for (int i = 0; i < nc; i++) {
-    for (int t = 0; t < nt; t++) {
-      const double* jt = def->Jt + (size_t)(i * nt + t) * nv;
-      double* plus = s->Jbar + (size_t)(nc + i * nd + 2 * t) * nv;
-      double* minus = plus + nv;
-      for (int k = 0; k < nv; k++) { plus[k] = jt[k]; minus[k] = -jt[k]; }
+/* X <- M^-1 X for the m columns of X (n x m, rows contiguous), M = U U^T (ucholesky_env): usolve_env
+ * on every column at once, each row's update one contiguous run over the columns (vectorised),
+ * in usolve_env's order per column: U Y = X from the last row up, Y_i = (X_i - sum_{i < k <= hi_i}
+ * U_ik Y_k) / U_ii in increasing k; then U^T X = Y by rows of U, X_k = Y_k / U_kk, then X_j -=
+ * U_kj X_k for k < j <= hi_k.  usolve_env leaves out the terms of a column's zero entries and
+ * of U's zeros; here only U's: a term U_ik 0 subtracts a zero, which changes no value (only the
+ * sign of a zero result). */
+SVI_SIMD static void usolve_env_cols(int n, const double* U, const int* hi, int m, double* restrict X) {
+  for (int i = n - 1; i >= 0; i--) {
+    const double* ui = U + (size_t)i * n;
+    double* restrict xi = X + (size_t)i * m;
+    for (int k = i + 1; k <= hi[i]; k++) {
+      double u = ui[k];
+      if (u == 0) continue;
+      const double* restrict xk = X + (size_t)k * m;
+      for (int c = 0; c < m; c++) xi[c] -= u * xk[c];
+    }
+    double d = ui[i];
+    for (int c = 0; c < m; c++) xi[c] = xi[c] / d;
+  }
+  for (int k = 0; k < n; k++) {
+    const double* uk = U + (size_t)k * n;
+    double* restrict xk = X + (size_t)k * m;
+    double d = uk[k];
+    for (int c = 0; c < m; c++) xk[c] = xk[c] / d;
+    for (int j = k + 1; j <= hi[k]; j++) {
+      double u = uk[j];
+      if (u == 0) continue;
+      double* restrict xj = X + (size_t)j * m;
+      for (int c = 0; c < m; c++) xj[c] -= u * xk[c];
     }
   }
 }
 
-/* Row c of Jbar is the negated row c - 1 (a -t friction direction after its +t one): then so are
- * its columns of G and its row and column of W, exactly (a solve or a dot product with a negated
- * vector negates every rounded step), so they are copied negated, not computed. */
-static inline int jbar_minus_row(const svi_impact* s, int c) { return c >= s->nc && (c - s->nc) % 2 == 1; }
-
-/* the columns that are not -t ones: nc normal ones, then every other friction one */
-static inline int n_plus(const svi_impact* s) { return s->nc + (s->nb - s->nc) / 2; }
-
-/* G = M^-1 Jbar^T (nv x nb) and its transpose */
-static void build_g(svi_impact* s) {
+/* u = Jbar v (svi_matvec's sums); a -t row's is its +t row's negated, exactly */
+static void jbar_times(const svi_impact* s, const double* v, double* u) {
   int nv = s->nv, nb = s->nb;
-  for (int c = 0; c < nb; c++) {
+  for (int i = 0; i < nb; i++) {
+    if (jbar_minus_row(s, i)) { u[i] = -u[i - 1]; continue; }
+    double t = 0;
+    const double* a = s->Jbar + (size_t)i * nv;
+    for (int k = 0; k < nv; k++) t += a[k] * v[k];
+    u[i] = t;
+  }
+}
+
+/* Jbar_p^T (nv x nbp: Jbar's rows other than the -t ones, transposed) into X */
+static void jbar_p_t(const svi_impact* s, double* X) {
+  int nv = s->nv, nb = s->nb, nbp = n_plus(s);
+  for (int c = 0, cp = 0; c < nb; c++)
+    if (!jbar_minus_row(s, c)) {
+      const double* j = s->Jbar + (size_t)c * nv;
+      for (int k = 0; k < nv; k++) X[(size_t)k * nbp + cp] = j[k];
+      cp++;
+    }
+}
+
+/* G = M^-1 Jbar^T (nv x nb) and its transpose Gt, from Gp = M^-1 Jbar_p^T (nv x nbp, the columns
+ * other than the -t ones, solved together: usolve_env_cols); a -t column is its +t one negated.
+ * Under wrows Jbar_p^T stays in A_ap for wp_row_on_use's columns (A_ap is (31)'s matrix, formed only
+ * after w_complete: svi_impact_ap). */
+static void build_g(svi_impact* s) {
+  int nv = s->nv, nb = s->nb, nc = s->nc, nbp = n_plus(s);
+  double* Gp = s->Gp;
+  if (s->wrows) {
+    jbar_p_t(s, s->A_ap);
+    memcpy(Gp, s->A_ap, sizeof(double) * nv * nbp);
+  } else jbar_p_t(s, Gp);
+  if (nbp >= GCOLS_MIN) usolve_env_cols(nv, s->U, s->hi, nbp, Gp);
+  else
+    for (int cp = 0; cp < nbp; cp++) {   /* few columns: each skips the dofs its rows leave out */
+      double* g = s->lr_scratch;        /* nv */
+      for (int k = 0; k < nv; k++) g[k] = Gp[(size_t)k * nbp + cp];
+      usolve_env(nv, s->U, s->hi, g);
+      for (int k = 0; k < nv; k++) Gp[(size_t)k * nbp + cp] = g[k];
+    }
+  for (int k = 0; k < nv; k++) {   /* G's row k: Gp's with the -t columns */
+    const double* gp = Gp + (size_t)k * nbp;
+    double* gk = s->G + (size_t)k * nb;
+    for (int c = 0; c < nc; c++) gk[c] = gp[c];
+    for (int m = 0; m < nbp - nc; m++) {
+      gk[nc + 2 * m] = gp[nc + m];
+      gk[nc + 2 * m + 1] = -gp[nc + m];
+    }
+  }
+  for (int c = 0, cp = 0; c < nb; c++) {
     double* g = s->Gt + (size_t)c * nv;
     if (jbar_minus_row(s, c)) for (int k = 0; k < nv; k++) g[k] = -g[k - nv];
     else {
-      memcpy(g, s->Jbar + (size_t)c * nv, sizeof(double) * nv);
-      usolve_env(nv, s->U, s->hi, g);
+      for (int k = 0; k < nv; k++) g[k] = Gp[(size_t)k * nbp + cp];
+      cp++;
     }
-    for (int k = 0; k < nv; k++) s->G[k * nb + c] = g[k];
   }
 }
 
@@ -410,6 +498,16 @@ SVI_SIMD static void kern_row_times_g(int nb, int lo, int hi, const double* rest
   }
 }
 
+/* row i of Jbar's nonzeros span [lo, hi) and Wp's row from it: Jbar_i Gp (kern_row_times_g) */
+static void wp_row(const svi_impact* s, int i, double* wp) {
+  int nv = s->nv;
+  const double* ji = s->Jbar + (size_t)i * nv;
+  int lo = 0, hi = nv;
+  while (lo < nv && ji[lo] == 0) lo++;
+  while (hi > lo && ji[hi - 1] == 0) hi--;
+  kern_row_times_g(n_plus(s), lo, hi, ji, s->Gp, wp);
+}
+
 /* W = Jbar G (nb x nb): W_ij = sum_k Jbar_ik G_kj = Jbar_i . Gt_j over the span [lo, hi) of row
  * i's nonzeros.  A contact row touches the dofs of its two bodies only (12 of 36 in a tower of six
  * boxes); the terms left out are exact zeros, so the sum in increasing k is the same (up to the
@@ -417,21 +515,10 @@ SVI_SIMD static void kern_row_times_g(int nb, int lo, int hi, const double* rest
  * (jbar_minus_row), so only the other nbp rows and columns are computed, as Wp = Jbar_p Gp in the
  * scratch A_one, symmetrised there, and written out with the negated ones in one pass. */
 static void build_delassus(svi_impact* s) {
-  int nv = s->nv, nb = s->nb, nc = s->nc, nbp = n_plus(s);
+  int nb = s->nb, nc = s->nc, nbp = n_plus(s);
   double* W = s->W;
   double* Wp = s->A_one;   /* nbp x nbp <= nr x nr; A_one is a solve's scratch (svi_laws.c) */
-  for (int c = 0, cp = 0; c < nb; c++)   /* Gp: G without its -t columns */
-    if (!jbar_minus_row(s, c)) {
-      for (int k = 0; k < nv; k++) s->Gp[k * nbp + cp] = s->Gt[(size_t)c * nv + k];
-      cp++;
-    }
-  for (int ip = 0; ip < nbp; ip++) {
-    const double* ji = s->Jbar + (size_t)(ip < nc ? ip : nc + 2 * (ip - nc)) * nv;
-    int lo = 0, hi = nv;
-    while (lo < nv && ji[lo] == 0) lo++;
-    while (hi > lo && ji[hi - 1] == 0) hi--;
-    kern_row_times_g(nbp, lo, hi, ji, s->Gp, Wp + (size_t)ip * nbp);
-  }
+  for (int ip = 0; ip < nbp; ip++) wp_row(s, ip < nc ? ip : nc + 2 * (ip - nc), Wp + (size_t)ip * nbp);
   /* symmetrise (W is symmetric in exact arithmetic); the negated rows and columns follow exactly,
    * as 0.5 (-a - b) = -(0.5 (a + b)) */
   for (int ip = 0; ip < nbp; ip++)
@@ -453,6 +540,47 @@ static void build_delassus(svi_impact* s) {
       for (int j = 0; j < nb; j++) wi[nb + j] = -wi[j];
   }
   s->dense = 1;
+}
+
+/* Row b of W formed on its first use (wrows: the plugin's dense Lemke on many contacts enters a
+ * fraction of (75)'s columns, so most rows of the O(nb^2 nv) product are never needed), with
+ * build_delassus's bits, as Wp's row ip (nbp values, the -t columns left out: routh_column
+ * spreads them) at the start of W's row b: Wp's row ip (wp_row) and its column, the values Wp's
+ * rows jp hold there (column ip of Jbar_p Gp), as kern_row_times_g of G's column (Gt's row b)
+ * against Jbar_p^T (in A_ap from build_g): both are sums over k in increasing order of the same
+ * products (G_kb Jbar_jk = Jbar_jk G_kb), the one leaving out the terms of Jbar's zeros and the
+ * other those of G's, terms that are zeros and change no value (only the sign of a zero sum);
+ * then 0.5 (row + column) off the diagonal, as build_delassus symmetrises.  Not for a -t row
+ * (its +t row negated). */
+static const double* wp_row_on_use(svi_impact* s, int b) {
+  int nb = s->nb, nc = s->nc, nbp = n_plus(s), nv = s->nv;
+  double* r = s->W + (size_t)b * nb;
+  if (s->w_row_ok[b]) return r;
+  int ip = b < nc ? b : nc + (b - nc) / 2;
+  double* col = s->lr_scratch;   /* nbp <= 2 n_routh */
+  wp_row(s, b, r);
+  kern_row_times_g(nbp, 0, nv, s->Gt + (size_t)b * nv, s->A_ap, col);
+  for (int jp = 0; jp < ip; jp++) r[jp] = 0.5 * (r[jp] + col[jp]);
+  for (int jp = ip + 1; jp < nbp; jp++) r[jp] = 0.5 * (r[jp] + col[jp]);
+  s->w_row_ok[b] = 1;
+  return r;
+}
+
+/* a[j] = f w[j] over W's nb columns from Wp's row r (nbp values): the normal columns, then each
+ * +t column and its -t one negated */
+SVI_SIMD static void spread_row(int nc, int np, double f, const double* restrict r, double* restrict a) {
+  for (int j = 0; j < nc; j++) a[j] = f * r[j];
+  for (int m = 0; m < np; m++) {
+    double x = f * r[nc + m];
+    a[nc + 2 * m] = x;
+    a[nc + 2 * m + 1] = -x;
+  }
+}
+
+/* every row of W (wrows), for a consumer of the whole matrix (the refinement's and the tableau's
+ * (75), (31)): build_delassus, whose rows are wp_row_on_use's (the same values) */
+static void w_complete(svi_impact* s) {
+  if (!s->dense) build_delassus(s);
 }
 
 /* Write the Anitescu-Potra block [[W, [0;E]], [mu, -E^T, 0]] into A (leading dim ld) at (o,o). */
@@ -654,16 +782,38 @@ static void build_routh_matrix(svi_impact* s) {
 
 static const double* routh_matrix(void* ctx) {
   svi_impact* s = ctx;
+  w_complete(s);
   if (!s->routh_built) build_routh_matrix(s);
   return s->A_routh;
 }
 
+/* column_nz of routh_column's column j from its blocks instead of a scan of its n_routh rows:
+ * beta_j's one -1, gamma_i's nd -1s, lambda_b's beta entry, W's row b (w: the column's lambda
+ * rows, -W's row b) up to its third nonzero and its gamma entry, in increasing row order */
+static void routh_column_nz(const svi_impact* s, int j, const double* w, int* nz) {
+  int nc = s->nc, nb = s->nb, nd = s->nd, k = 0;
+  nz[0] = nz[1] = -1;
+#define NZ_PUSH(r) do { if (k < 2) nz[k] = (r); k++; } while (0)
+  if (j < nc) NZ_PUSH(nc + j);
+  else if (j >= nc + nb)
+    for (int r = 0; r < nd; r++) NZ_PUSH(2 * nc + (j - nc - nb) * nd + r);
+  else {
+    int b = j - nc;
+    if (b < nc) NZ_PUSH(b);
+    for (int m = 0; m < nb && k <= 2; m++)
+      if (w[m] != 0) NZ_PUSH(nc + m);
+    if (b >= nc || s->mu[b] != 0) NZ_PUSH(nc + nb + (b < nc ? b : (b - nc) / nd));
+  }
+#undef NZ_PUSH
+  if (k > 2) nz[0] = nz[1] = -2;
+}
+
 /* Column j of -A for (75), the revised Lemke's entering column, from A's blocks (build_ap_block
  * and the beta rows and columns): W's row b for lambda_b (W is symmetric bit for bit,
- * build_delassus), -0.0 wherever A has a zero: the values -A^T's row held when it was formed per
- * event (an O(n^2) matrix and its scan).  nz: its nonzero rows when at most 2 (-1 pads), else
- * {-2, -2}, found in increasing row order as sparse_columns finds them, on the column's first
- * use in the event. */
+ * build_delassus; formed on use under wrows, wp_row_on_use), -0.0 wherever A has a zero: the values
+ * -A^T's row held when it was formed per event (an O(n^2) matrix and its scan).  nz: its nonzero
+ * rows when at most 2 (-1 pads), else {-2, -2}, as sparse_columns finds them, on the column's
+ * first use in the event (routh_column_nz). */
 static void routh_column(void* ctx, int j, double* a, int* nz) {
   svi_impact* s = ctx;
   int nc = s->nc, nb = s->nb, nd = s->nd, nr = s->n_routh;
@@ -674,18 +824,29 @@ static void routh_column(void* ctx, int j, double* a, int* nz) {
       for (int k = 0; k < nd; k++) a[2 * nc + (j - nc - nb) * nd + k] = -1.0;
   } else {                                           /* lambda_b */
     int b = j - nc;
-    const double* w = s->W + (size_t)b * nb;
     for (int i = 0; i < nc; i++) a[i] = a[nc + nb + i] = -0.0;
-    for (int k = 0; k < nb; k++) a[nc + k] = -w[k];
+    if (s->dense) {
+      const double* w = s->W + (size_t)b * nb;
+      for (int k = 0; k < nb; k++) a[nc + k] = -w[k];
+    } else if (jbar_minus_row(s, b))                 /* W's row b = -(row b - 1) */
+      spread_row(nc, nb - n_plus(s), 1.0, wp_row_on_use(s, b - 1), a + nc);
+    else spread_row(nc, nb - n_plus(s), -1.0, wp_row_on_use(s, b), a + nc);
     if (b < nc) {
       a[b] = 1.0;                                    /* -(-I) in beta_b's row */
       a[nc + nb + b] = -s->mu[b];                    /* -mu in gamma_b's row */
     } else a[nc + nb + (b - nc) / nd] = 1.0;         /* -(-E^T) in gamma's row */
   }
   int* c = s->routh_nz + 2 * j;   /* found once an event (-3: not yet) */
-  if (c[0] == -3) column_nz(nr, a, c);
+  if (c[0] == -3) routh_column_nz(s, j, a + nc, c);
   nz[0] = c[0];
   nz[1] = c[1];
+}
+
+/* (31)'s and (75)'s matrices are formed on first need, each column's nonzeros on first use */
+static void matrices_reset(svi_impact* s) {
+  s->ap_built = 0;
+  s->routh_built = 0;
+  for (int j = 0; j < 2 * s->n_routh; j++) s->routh_nz[j] = -3;
 }
 
 /* Both norms (the dense Lemke's tolerances); (75)'s matrix and (31)'s wait for their first need.
@@ -695,9 +856,7 @@ static void routh_column(void* ctx, int j, double* a, int* nz) {
  * instructions a sample); the plugin's one sample an event takes its columns from W. */
 static void build_lcp_matrices(svi_impact* s) {
   int nr = s->n_routh;
-  s->ap_built = 0;
-  s->routh_built = 0;
-  for (int j = 0; j < 2 * nr; j++) s->routh_nz[j] = -3;
+  matrices_reset(s);
   lcp_norms(s, &s->anorm_ap, &s->anorm_routh);
   s->routh_t_built = !s->step_solve && nr <= SVI_AT_NMAX;
   for (int j = 0; s->routh_t_built && j < nr; j++) {
@@ -714,6 +873,7 @@ static void lcp_norm_bounds(svi_impact* s) {
   for (int k = 0; k < nv; k++)
     for (int c = 0; c < nb; c++) gs[k] += fabs(s->G[k * nb + c]);
   for (int r = 0; r < nb; r++) {
+    if (jbar_minus_row(s, r)) continue;   /* the +t row's magnitudes */
     double t = 0;
     for (int k = 0; k < nv; k++) t += fabs(s->Jbar[r * nv + k]) * gs[k];
     t += r < nc ? 0 : 1;   /* E */
@@ -744,6 +904,19 @@ static int lowrank_pays(int nb, int nv, int n_routh) {
   if (n_routh > SVI_PFI_NMAX) return 1;
   int ratio = nv <= 6 ? 20 : nv >= 18 ? 30 : 20 + 5 * (nv - 6) / 6;
   return nb >= ratio * nv;
+}
+
+/* W's rows on use (wp_row_on_use) instead of the whole W at set-up: for the dense Lemke's step solve
+ * (one LCP's path a step) on many contacts, where the path's entering columns are a fraction of
+ * (75)'s and W's O(nb^2 nv) product, its norms and the O(nb^2) residuals were 40 % of an impact
+ * step (a two-legged robot on 98 contacts, sixteenth session); its rows on use cost twice the
+ * whole product's share (a row and a column each), so not on fewer than 4 nv impulse rows, where
+ * the robot with 8 contacts and a humanoid lost 5-8 %.  Not where the event is sampled
+ * many times with (75)'s transpose kept (routh_t_built), nor for the mode enumerations' few
+ * contacts, nor beyond the low-rank residual's nv (svi_lr_residual) or the product form's n. */
+static int wrows_pay(const svi_impact* s) {
+  return s->nb >= LOWRANK_MIN_NB && s->nb >= 4 * s->nv && s->nv <= SVI_LR_MAX_NV && s->n_routh <= SVI_PFI_NMAX &&
+         !svi_modes_supported(s) && (s->step_solve || s->n_routh > SVI_AT_NMAX);
 }
 
 int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int errlen) {
@@ -794,16 +967,18 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
     return fail(err, errlen, SVI_ERR_NOT_SPD, "mass matrix is not positive definite");
   memcpy(s->mu, def->mu, sizeof(double) * nc);
   memcpy(s->v0, def->v, sizeof(double) * nv);
-  build_jbar(s, def);
-  build_g(s);
-  svi_matvec(s->nb, nv, s->Jbar, s->v0, s->u0);
   /* many contacts on few velocities: the low-rank Lemke, and no nb x nb matrix unless the
    * mode enumeration (nc <= 4) needs one */
   s->lowrank = nv <= SVI_LR_MAX_NV &&
                (s->solver == SVI_SOLVER_LOWRANK ||
                 (s->solver == SVI_SOLVER_AUTO && lowrank_pays(s->nb, nv, s->n_routh)));
   s->dense = 0;
-  if (!s->lowrank || svi_modes_supported(s)) build_delassus(s);
+  s->wrows = !s->lowrank && wrows_pay(s);
+  build_jbar(s, def);
+  build_g(s);
+  jbar_times(s, s->v0, s->u0);
+  if (s->wrows) memset(s->w_row_ok, 0, (size_t)s->nb);
+  else if (!s->lowrank || svi_modes_supported(s)) build_delassus(s);
 
   s->max_mu = 0;
   for (int i = 0; i < nc; i++) s->max_mu = fmax(s->max_mu, s->mu[i]);
@@ -824,7 +999,10 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
   build_units(s);
 
   if (s->dense) build_lcp_matrices(s);
-  else lcp_norm_bounds(s);
+  else {
+    lcp_norm_bounds(s);
+    if (s->wrows) matrices_reset(s);
+  }
   svi_modes_setup(s);
   return SVI_OK;
 }
@@ -832,6 +1010,10 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
 /* W and the norms, if setup skipped them (many contacts: O(nb^2 nv)) */
 static void dense_ready(svi_impact* s) {
   if (s->dense) return;
+  if (s->wrows) {   /* the norms' bounds stay the event's (the tolerances of its solves) */
+    w_complete(s);
+    return;
+  }
   build_delassus(s);
   build_lcp_matrices(s);
 }
@@ -1047,7 +1229,17 @@ void svi_impact_add_w(const svi_impact* s, const double* lambda, double* u) {
     const double* g = s->Gt + (size_t)c * nv;
     for (int k = 0; k < nv; k++) dv[k] += g[k] * l;
   }
-  svi_matvec_add(nb, nv, s->Jbar, dv, u);
+  double tp = 0;   /* u += Jbar dv (svi_matvec_add's sums; a -t row's is its +t row's negated) */
+  for (int i = 0; i < nb; i++) {
+    double t = 0;
+    if (jbar_minus_row(s, i)) t = -tp;
+    else {
+      const double* a = s->Jbar + (size_t)i * nv;
+      for (int k = 0; k < nv; k++) t += a[k] * dv[k];
+      tp = t;
+    }
+    u[i] += t;
+  }
 }
 
 /* y = y0 + W lambda and m = |W| |lambda| over the rows (dense W, by its symmetric columns): the
@@ -1231,7 +1423,10 @@ SVI_SIMD static double lcp_residual(svi_impact* s, int routh, const double* q, c
   const double *zu = s->zunit + (routh ? 0 : nc), *wu = s->wunit + (routh ? 0 : nc), *lam = z + off;
   double* wl = routh ? s->u_next : s->lr_scratch;   /* nb: J v' = q + W lambda */
   double* wm = s->lr_scratch + nb;                  /* nb: |W| |lambda| */
-  if (!s->dense) return INFINITY;
+  if (!s->dense) {   /* W's rows on use (wrows): J v' from G lambda, O(n nv) */
+    s->u_next_ok = 0;
+    return s->wrows ? svi_lr_residual(s, routh, q, z, zu, wu, NULL, s->lr_scratch) : INFINITY;
+  }
 #ifdef SVI_AVX2_KERNELS
   if (nb <= 16 && svi_have_avx2()) w_times16_avx2(nb, s->W, lam, q + off, wl, wm);
   else

@@ -107,6 +107,10 @@ struct svi_impact {
   int* routh_nz;    /* 2 n_routh: (75)'s columns' nonzero rows, as Ant_nz, found on a column's
                      * first use (routh_column; -3: not yet) */
   int     dense;    /* W is built for this problem (A_routh: routh_built, A_ap: ap_built) */
+  int     wrows;    /* W's rows are formed on first use (wp_row_on_use in svi_impact.c: the dense
+                     * Lemke's step solve on many contacts); until dense, row b of W holds Wp's
+                     * row (its nbp columns other than the -t ones) where w_row_ok[b] is set */
+  unsigned char* w_row_ok;   /* nb: row b of W is formed (wrows) */
   int     ap_built; /* A_ap and Ant_ap are built (svi_impact_ap: on first use) */
   int     routh_built; /* A_routh is built (routh_matrix: on first need) */
   int     routh_t_built; /* Ant_routh is built (build_lcp_matrices: not step_solve, n_routh <=

@@ -865,7 +865,8 @@ double svi_lr_residual(const svi_impact* s, int routh, const double* q, const do
     const double* g = s->Gt + (size_t)c * nv;
     for (int k = 0; k < nv; k++) { dv[k] += g[k] * l; mg[k] += fabs(g[k] * l); }
   }
-  double r = 0;
+  double r = 0, ap = 0, mp = 0;   /* the last +t row's Jbar dv and |Jbar| |G| |lambda|: its -t
+                                   * row's are -ap and mp exactly */
   for (int o = 0; o < n; o++) {
     double wi = q[o], mag = fabs(q[o]);
     int row = o - off;   /* Jbar row for l_n / l_D rows */
@@ -874,10 +875,15 @@ double svi_lr_residual(const svi_impact* s, int routh, const double* q, const do
       mag += fabs(z[nc + o]);
     } else if (row < nb) {                 /* impulse row: Jbar dv + (beta) + (E gamma) */
       const double* jr = s->Jbar + (size_t)row * nv;
-      double a = 0, m = 0;
-      for (int k = 0; k < nv; k++) { a += jr[k] * dv[k]; m += fabs(jr[k]) * mg[k]; }
+      double a = 0;
+      if (row >= nc && (row - nc) % 2 == 1) a = -ap;   /* a -t row: the +t row negated, mp its */
+      else {
+        mp = 0;
+        for (int k = 0; k < nv; k++) { a += jr[k] * dv[k]; mp += fabs(jr[k]) * mg[k]; }
+        ap = a;
+      }
       wi += a;
-      mag += m;
+      mag += mp;
       if (row < nc) {
         if (routh) { wi += z[o - nc]; mag += fabs(z[o - nc]); }
       } else {
