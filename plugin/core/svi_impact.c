@@ -846,6 +846,7 @@ static void routh_column(void* ctx, int j, double* a, int* nz) {
 static void matrices_reset(svi_impact* s) {
   s->ap_built = 0;
   s->routh_built = 0;
+  s->routh_t_built = 0;   /* (build_lcp_matrices builds it; never kept from an earlier event) */
   for (int j = 0; j < 2 * s->n_routh; j++) s->routh_nz[j] = -3;
 }
 
@@ -915,7 +916,7 @@ static int lowrank_pays(int nb, int nv, int n_routh) {
  * many times with (75)'s transpose kept (routh_t_built), nor for the mode enumerations' few
  * contacts, nor beyond the low-rank residual's nv (svi_lr_residual) or the product form's n. */
 static int wrows_pay(const svi_impact* s) {
-  return s->nb >= LOWRANK_MIN_NB && s->nb >= 4 * s->nv && s->nv <= SVI_LR_MAX_NV && s->n_routh <= SVI_PFI_NMAX &&
+  return !s->no_wrows && s->nb >= LOWRANK_MIN_NB && s->nb >= 4 * s->nv && s->nv <= SVI_LR_MAX_NV && s->n_routh <= SVI_PFI_NMAX &&
          !svi_modes_supported(s) && (s->step_solve || s->n_routh > SVI_AT_NMAX);
 }
 

@@ -119,6 +119,7 @@ struct svi_impact {
   svi_solver solver;/* requested at create (svi_impact_set_solver), resolved at setup */
   int     step_solve;   /* svi_impact_set_step_solve: no per-event pattern maps */
   int     no_prune;     /* tests only: the direct enumerations solve every pattern */
+  int     no_wrows;     /* tests only: W whole at set-up, never by rows on use (wrows) */
   long long patterns_solved;   /* patterns the direct enumerations have solved (tests) */
   long long patterns_factored, patterns_singular;   /* of which factored, singular (tests) */
   double  anorm_routh, anorm_ap;   /* |A|_inf of (75), (31) (an upper bound without dense) */
