@@ -897,12 +897,16 @@ static void lcp_norm_bounds(svi_impact* s) {
  * and 125 (the low-rank one 5 % cheaper), a two-legged robot (nv = 18) between nb = 490 (dense 7 %)
  * and 640 (low-rank 24 %); table 5 then has the dense one faster in every cell below nb = 21 nv
  * from two boxes on.  So nb >= 20 nv at nv <= 6, 30 nv from nv = 18, interpolated between.
- * Beyond the dense solver's product form (n > SVI_PFI_NMAX) its pivots cost O(n^2) on the
- * explicit tableau, and the low-rank one is 10-100x faster wherever it applies
- * (nv <= SVI_LR_MAX_NV). */
-static int lowrank_pays(int nb, int nv, int n_routh) {
+ * Since the seventeenth, the plugin's per-step solve (step_solve) forms W's rows on use (wrows_pay:
+ * nb >= 4 nv, so wherever the rule above would pick the low-rank Lemke), and the dense Lemke is
+ * then the cheaper up to the product form's limit on every plate from 25 to 144 supports (8-22 %)
+ * and the robot on 128 contacts (26 %): there only beyond it.  Beyond the dense solver's product
+ * form (n > SVI_PFI_NMAX) its pivots cost O(n^2) on the explicit tableau, and the low-rank one is
+ * 10-100x faster wherever it applies (nv <= SVI_LR_MAX_NV). */
+static int lowrank_pays(int nb, int nv, int n_routh, int step_solve) {
   if (nb < LOWRANK_MIN_NB) return 0;
   if (n_routh > SVI_PFI_NMAX) return 1;
+  if (step_solve) return 0;
   int ratio = nv <= 6 ? 20 : nv >= 18 ? 30 : 20 + 5 * (nv - 6) / 6;
   return nb >= ratio * nv;
 }
@@ -972,7 +976,7 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
    * mode enumeration (nc <= 4) needs one */
   s->lowrank = nv <= SVI_LR_MAX_NV &&
                (s->solver == SVI_SOLVER_LOWRANK ||
-                (s->solver == SVI_SOLVER_AUTO && lowrank_pays(s->nb, nv, s->n_routh)));
+                (s->solver == SVI_SOLVER_AUTO && lowrank_pays(s->nb, nv, s->n_routh, s->step_solve)));
   s->dense = 0;
   s->wrows = !s->lowrank && wrows_pay(s);
   build_jbar(s, def);
