@@ -190,7 +190,8 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
   s->lo = malloc(sizeof(int) * (size_t)nv_max);
   s->hi = malloc(sizeof(int) * (size_t)nv_max);
   s->w_row_ok = malloc((size_t)nc_max * (1 + 2 * nt_max));
-  if (!s->order || !s->lo || !s->hi || !s->w_row_ok || !s->pattern_map || !s->Ant_routh || !s->Ant_ap || !s->Ant_nz ||
+  s->Hp = svi_alloc64(sizeof(double) * (size_t)nv_max * nc_max * (1 + nt_max));
+  if (!s->order || !s->lo || !s->hi || !s->w_row_ok || !s->Hp || !s->pattern_map || !s->Ant_routh || !s->Ant_ap || !s->Ant_nz ||
       !s->routh_nz) {
     svi_impact_destroy(s);
     return NULL;
@@ -205,6 +206,7 @@ void svi_impact_destroy(svi_impact* s) {
   free(s->lo);
   free(s->hi);
   free(s->w_row_ok);
+  free(s->Hp);
   free(s->smode);
   free(s->sm_c);
   free(s->sm_wd);
@@ -353,13 +355,14 @@ static inline int jbar_minus_row(const svi_impact* s, int c) { return c >= s->nc
 /* the columns that are not -t ones: nc normal ones, then every other friction one */
 static inline int n_plus(const svi_impact* s) { return s->nc + (s->nb - s->nc) / 2; }
 
-/* x <- M^-1 x with M = U U^T (ucholesky_env, hi its envelope).  U y = x from the last nonzero of x
- * up: y_i = (x_i - sum_{i < k <= hi_i} U_ik y_k) / U_ii, 0 after that nonzero (a Jbar row's dofs
- * end with its bodies') and 0 where x_i = 0 and y is 0 over row i's envelope (a dof whose subtree
- * holds none of the row's); then U^T x = y from the first nonzero of y on, by columns of U^T (rows of
- * U): x_k = y_k / U_kk, then y_j -= U_kj x_k for k < j <= hi_k, one contiguous update (vectorised;
- * each entry's operations in the same order in every clone), skipped for x_k = 0. */
-SVI_SIMD static void usolve_env(int n, const double* U, const int* hi, double* x) {
+/* x <- M^-1 x with M = U U^T (ucholesky_env, hi its envelope), in two halves.  usolve_env_u: U y = x
+ * from the last nonzero of x up: y_i = (x_i - sum_{i < k <= hi_i} U_ik y_k) / U_ii, 0 after that
+ * nonzero (a Jbar row's dofs end with its bodies') and 0 where x_i = 0 and y is 0 over row i's
+ * envelope (a dof whose subtree holds none of the row's).  usolve_env_ut: U^T x = y from the
+ * first nonzero of y on, by columns of U^T (rows of U): x_k = y_k / U_kk, then y_j -= U_kj x_k
+ * for k < j <= hi_k, one contiguous update (vectorised; each entry's operations in the same order
+ * in every clone), skipped for x_k = 0. */
+SVI_SIMD static void usolve_env_u(int n, const double* U, const int* hi, double* x) {
   int i1 = n - 1, nzlo = n;   /* nzlo: the first nonzero of y below row i */
   while (i1 >= 0 && x[i1] == 0) i1--;
   for (int i = i1; i >= 0; i--) {
@@ -371,6 +374,9 @@ SVI_SIMD static void usolve_env(int n, const double* U, const int* hi, double* x
     x[i] = s / ui[i];
     if (x[i] != 0) nzlo = i;
   }
+}
+
+SVI_SIMD static void usolve_env_ut(int n, const double* U, const int* hi, double* x) {
   int i0 = 0;
   while (i0 < n && x[i0] == 0) i0++;
   for (int k = i0; k < n; k++) {
@@ -382,14 +388,13 @@ SVI_SIMD static void usolve_env(int n, const double* U, const int* hi, double* x
   }
 }
 
-/* X <- M^-1 X for the m columns of X (n x m, rows contiguous), M = U U^T (ucholesky_env): usolve_env
- * on every column at once, each row's update one contiguous run over the columns (vectorised),
- * in usolve_env's order per column: U Y = X from the last row up, Y_i = (X_i - sum_{i < k <= hi_i}
- * U_ik Y_k) / U_ii in increasing k; then U^T X = Y by rows of U, X_k = Y_k / U_kk, then X_j -=
- * U_kj X_k for k < j <= hi_k.  usolve_env leaves out the terms of a column's zero entries and
- * of U's zeros; here only U's: a term U_ik 0 subtracts a zero, which changes no value (only the
- * sign of a zero result). */
-SVI_SIMD static void usolve_env_cols(int n, const double* U, const int* hi, int m, double* restrict X) {
+/* usolve_env_u and usolve_env_ut on the m columns of X (n x m, rows contiguous) at once, each
+ * row's update one contiguous run over the columns (vectorised), in their order per column:
+ * U Y = X from the last row up, Y_i = (X_i - sum_{i < k <= hi_i} U_ik Y_k) / U_ii in increasing
+ * k; then U^T X = Y by rows of U, X_k = Y_k / U_kk, then X_j -= U_kj X_k for k < j <= hi_k.  The
+ * one-column solves leave out the terms of a column's zero entries and of U's zeros; these only
+ * U's: a term U_ik 0 subtracts a zero, which changes no value (only the sign of a zero result). */
+SVI_SIMD static void usolve_env_cols_u(int n, const double* U, const int* hi, int m, double* restrict X) {
   for (int i = n - 1; i >= 0; i--) {
     const double* ui = U + (size_t)i * n;
     double* restrict xi = X + (size_t)i * m;
@@ -402,6 +407,9 @@ SVI_SIMD static void usolve_env_cols(int n, const double* U, const int* hi, int 
     double d = ui[i];
     for (int c = 0; c < m; c++) xi[c] = xi[c] / d;
   }
+}
+
+SVI_SIMD static void usolve_env_cols_ut(int n, const double* U, const int* hi, int m, double* restrict X) {
   for (int k = 0; k < n; k++) {
     const double* uk = U + (size_t)k * n;
     double* restrict xk = X + (size_t)k * m;
@@ -439,23 +447,25 @@ static void jbar_p_t(const svi_impact* s, double* X) {
     }
 }
 
-/* G = M^-1 Jbar^T (nv x nb) and its transpose Gt, from Gp = M^-1 Jbar_p^T (nv x nbp, the columns
- * other than the -t ones, solved together: usolve_env_cols); a -t column is its +t one negated.
- * Under wrows Jbar_p^T stays in A_ap for wp_row_on_use's columns (A_ap is (31)'s matrix, formed only
- * after w_complete: svi_impact_ap). */
+/* Hp = U^-1 Jbar_p^T and Gp = U^-T Hp = M^-1 Jbar_p^T (nv x nbp: the columns other than the -t
+ * ones, solved together from GCOLS_MIN columns, usolve_env_cols_u / _ut, one by one below), then
+ * G = M^-1 Jbar^T (nv x nb) and its transpose Gt: a -t column is its +t one negated.  Hp is W's
+ * factor (W = Jbar U^-T U^-1 Jbar^T = Hp^T Hp on the +t columns: wp_row). */
 static void build_g(svi_impact* s) {
   int nv = s->nv, nb = s->nb, nc = s->nc, nbp = n_plus(s);
-  double* Gp = s->Gp;
-  if (s->wrows) {
-    jbar_p_t(s, s->A_ap);
-    memcpy(Gp, s->A_ap, sizeof(double) * nv * nbp);
-  } else jbar_p_t(s, Gp);
-  if (nbp >= GCOLS_MIN) usolve_env_cols(nv, s->U, s->hi, nbp, Gp);
-  else
+  double *Gp = s->Gp, *Hp = s->Hp;
+  jbar_p_t(s, Gp);
+  if (nbp >= GCOLS_MIN) {
+    usolve_env_cols_u(nv, s->U, s->hi, nbp, Gp);
+    memcpy(Hp, Gp, sizeof(double) * nv * nbp);
+    usolve_env_cols_ut(nv, s->U, s->hi, nbp, Gp);
+  } else
     for (int cp = 0; cp < nbp; cp++) {   /* few columns: each skips the dofs its rows leave out */
       double* g = s->lr_scratch;        /* nv */
       for (int k = 0; k < nv; k++) g[k] = Gp[(size_t)k * nbp + cp];
-      usolve_env(nv, s->U, s->hi, g);
+      usolve_env_u(nv, s->U, s->hi, g);
+      for (int k = 0; k < nv; k++) Hp[(size_t)k * nbp + cp] = g[k];
+      usolve_env_ut(nv, s->U, s->hi, g);
       for (int k = 0; k < nv; k++) Gp[(size_t)k * nbp + cp] = g[k];
     }
   for (int k = 0; k < nv; k++) {   /* G's row k: Gp's with the -t columns */
@@ -498,34 +508,34 @@ SVI_SIMD static void kern_row_times_g(int nb, int lo, int hi, const double* rest
   }
 }
 
-/* row i of Jbar's nonzeros span [lo, hi) and Wp's row from it: Jbar_i Gp (kern_row_times_g) */
-static void wp_row(const svi_impact* s, int i, double* wp) {
-  int nv = s->nv;
-  const double* ji = s->Jbar + (size_t)i * nv;
+/* Wp's row ip: h_ip^T Hp (kern_row_times_g), h_ip = Hp's column ip over its nonzero span.  Entry
+ * jp is the sum over k in increasing order of h_ip,k h_jp,k, and row jp's entry ip the sum of the
+ * same products (h_jp,k h_ip,k: a product does not depend on its order) in the same order, the
+ * one leaving out the terms where h_ip is zero and the other those where h_jp is, terms that
+ * change no sum (only the sign of a zero one): Wp is symmetric bit for bit without a
+ * symmetrisation, and a row formed alone (wp_row_on_use) is the whole Wp's. */
+static void wp_row(const svi_impact* s, int ip, double* wp) {
+  int nv = s->nv, nbp = n_plus(s);
+  double* h = s->lr_scratch + s->n_routh;   /* nv (lr_scratch: 2 n_routh + 2 nv) */
+  for (int k = 0; k < nv; k++) h[k] = s->Hp[(size_t)k * nbp + ip];
   int lo = 0, hi = nv;
-  while (lo < nv && ji[lo] == 0) lo++;
-  while (hi > lo && ji[hi - 1] == 0) hi--;
-  kern_row_times_g(n_plus(s), lo, hi, ji, s->Gp, wp);
+  while (lo < nv && h[lo] == 0) lo++;
+  while (hi > lo && h[hi - 1] == 0) hi--;
+  kern_row_times_g(nbp, lo, hi, h, s->Hp, wp);
 }
 
-/* W = Jbar G (nb x nb): W_ij = sum_k Jbar_ik G_kj = Jbar_i . Gt_j over the span [lo, hi) of row
- * i's nonzeros.  A contact row touches the dofs of its two bodies only (12 of 36 in a tower of six
- * boxes); the terms left out are exact zeros, so the sum in increasing k is the same (up to the
- * sign of a zero) as over all nv.  The -t rows and columns are the negated +t ones
- * (jbar_minus_row), so only the other nbp rows and columns are computed, as Wp = Jbar_p Gp in the
- * scratch A_one, symmetrised there, and written out with the negated ones in one pass. */
+/* W = Jbar M^-1 Jbar^T = H^T H (nb x nb), H = U^-1 Jbar^T (M = U U^T): W_ij = H_i . H_j, a Gram
+ * matrix, over the span of H_i's nonzeros (the dofs of a contact's bodies and their ancestors in
+ * the tree: 12 of 36 in a tower of six boxes); the terms left out are exact zeros, so the sum in
+ * increasing k is the same (up to the sign of a zero) as over all nv, and W_ij and W_ji are the
+ * same sums of the same products: symmetric bit for bit (wp_row).  The -t rows and columns are
+ * the negated +t ones (jbar_minus_row), so only the other nbp rows and columns are computed, as
+ * Wp = Hp^T Hp in the scratch A_one, and written out with the negated ones in one pass. */
 static void build_delassus(svi_impact* s) {
   int nb = s->nb, nc = s->nc, nbp = n_plus(s);
   double* W = s->W;
   double* Wp = s->A_one;   /* nbp x nbp <= nr x nr; A_one is a solve's scratch (svi_laws.c) */
-  for (int ip = 0; ip < nbp; ip++) wp_row(s, ip < nc ? ip : nc + 2 * (ip - nc), Wp + (size_t)ip * nbp);
-  /* symmetrise (W is symmetric in exact arithmetic); the negated rows and columns follow exactly,
-   * as 0.5 (-a - b) = -(0.5 (a + b)) */
-  for (int ip = 0; ip < nbp; ip++)
-    for (int jp = 0; jp < ip; jp++) {
-      double a = 0.5 * (Wp[(size_t)ip * nbp + jp] + Wp[(size_t)jp * nbp + ip]);
-      Wp[(size_t)ip * nbp + jp] = Wp[(size_t)jp * nbp + ip] = a;
-    }
+  for (int ip = 0; ip < nbp; ip++) wp_row(s, ip, Wp + (size_t)ip * nbp);
   for (int ip = 0; ip < nbp; ip++) {
     const double* wp = Wp + (size_t)ip * nbp;
     int i = ip < nc ? ip : nc + 2 * (ip - nc);
@@ -543,25 +553,14 @@ static void build_delassus(svi_impact* s) {
 }
 
 /* Row b of W formed on its first use (wrows: the plugin's dense Lemke on many contacts enters a
- * fraction of (75)'s columns, so most rows of the O(nb^2 nv) product are never needed), with
- * build_delassus's bits, as Wp's row ip (nbp values, the -t columns left out: routh_column
- * spreads them) at the start of W's row b: Wp's row ip (wp_row) and its column, the values Wp's
- * rows jp hold there (column ip of Jbar_p Gp), as kern_row_times_g of G's column (Gt's row b)
- * against Jbar_p^T (in A_ap from build_g): both are sums over k in increasing order of the same
- * products (G_kb Jbar_jk = Jbar_jk G_kb), the one leaving out the terms of Jbar's zeros and the
- * other those of G's, terms that are zeros and change no value (only the sign of a zero sum);
- * then 0.5 (row + column) off the diagonal, as build_delassus symmetrises.  Not for a -t row
- * (its +t row negated). */
+ * fraction of (75)'s columns, so most rows of the O(nb^2 nv) product are never needed), as Wp's
+ * row ip (wp_row: build_delassus's values; nbp values, the -t columns left out: routh_column
+ * spreads them) at the start of W's row b.  Not for a -t row (its +t row negated). */
 static const double* wp_row_on_use(svi_impact* s, int b) {
-  int nb = s->nb, nc = s->nc, nbp = n_plus(s), nv = s->nv;
+  int nb = s->nb, nc = s->nc;
   double* r = s->W + (size_t)b * nb;
   if (s->w_row_ok[b]) return r;
-  int ip = b < nc ? b : nc + (b - nc) / 2;
-  double* col = s->lr_scratch;   /* nbp <= 2 n_routh */
-  wp_row(s, b, r);
-  kern_row_times_g(nbp, 0, nv, s->Gt + (size_t)b * nv, s->A_ap, col);
-  for (int jp = 0; jp < ip; jp++) r[jp] = 0.5 * (r[jp] + col[jp]);
-  for (int jp = ip + 1; jp < nbp; jp++) r[jp] = 0.5 * (r[jp] + col[jp]);
+  wp_row(s, b < nc ? b : nc + (b - nc) / 2, r);
   s->w_row_ok[b] = 1;
   return r;
 }

@@ -94,7 +94,8 @@ struct svi_impact {
   double* Jt;     /* nc nt x nv */
   double* G;      /* nv x nb: M^-1 Jbar^T */
   double* Gt;     /* nb x nv: G transposed (the low-rank solver reads its columns) */
-  double* Gp;     /* nv x nbp: G's columns other than the -t ones (jbar_minus_row), for W */
+  double* Gp;     /* nv x nbp: G's columns other than the -t ones (jbar_minus_row) */
+  double* Hp;     /* nv x nbp: U^-1 Jbar_p^T (M = U U^T), W's factor on them: W = Hp^T Hp */
   double* W;      /* nb x nb: Jbar M^-1 Jbar^T (Delassus); valid iff dense (svi_impact_dense) */
   double* mu;     /* nc */
   double* v0;     /* nv */
@@ -227,13 +228,18 @@ const double* svi_impact_ap(svi_impact* s);
 const double* svi_impact_routh(svi_impact* s);
 /* for tests: force a solver for the following setups */
 void svi_impact_set_solver(svi_impact* s, svi_solver solver);
-/* W_ab without the dense matrix (Jbar_a . G_b) */
+/* W_ab without the dense matrix (H_a . H_b) */
 static inline double svi_impact_w(const svi_impact* s, int a, int b) {
   if (s->dense) return s->W[(size_t)a * s->nb + b];
-  const double *x = s->Jbar + (size_t)a * s->nv, *y = s->Gt + (size_t)b * s->nv;
+  /* W_ab = H_a . H_b (svi_impact.c, wp_row: the same value as the whole W's entry); a -t row of
+   * H is its +t row negated */
+  int nc = s->nc, nbp = nc + (s->nb - nc) / 2;
+  int ia = a < nc ? a : nc + (a - nc) / 2, ib = b < nc ? b : nc + (b - nc) / 2;
+  const double* h = s->Hp;
   double t = 0;
-  for (int k = 0; k < s->nv; k++) t += x[k] * y[k];
-  return t;
+  for (int k = 0; k < s->nv; k++) t += h[(size_t)k * nbp + ia] * h[(size_t)k * nbp + ib];
+  int neg = (a >= nc && (a - nc) % 2 == 1) != (b >= nc && (b - nc) % 2 == 1);
+  return neg ? -t : t;
 }
 /* the physical residual of lambda_bar (nb) as a solution of the step (75) at q = [lmax; u; 0]
  * (nc budgets, nb contact velocities: q is not formed), dense W only; z (n_routh) receives
