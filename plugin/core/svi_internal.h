@@ -108,6 +108,7 @@ struct svi_impact {
   int* routh_nz;    /* 2 n_routh: (75)'s columns' nonzero rows, as Ant_nz, found on a column's
                      * first use (routh_column; -3: not yet) */
   int     dense;    /* W is built for this problem (A_routh: routh_built, A_ap: ap_built) */
+  int     gram;     /* W = Hp^T Hp (build_delassus; the events of wrows_pay), else Jbar G symmetrised */
   int     wrows;    /* W's rows are formed on first use (wp_row_on_use in svi_impact.c: the dense
                      * Lemke's step solve on many contacts); until dense, row b of W holds Wp's
                      * row (its nbp columns other than the -t ones) where w_row_ok[b] is set */
@@ -120,7 +121,7 @@ struct svi_impact {
   svi_solver solver;/* requested at create (svi_impact_set_solver), resolved at setup */
   int     step_solve;   /* svi_impact_set_step_solve: no per-event pattern maps */
   int     no_prune;     /* tests only: the direct enumerations solve every pattern */
-  int     no_wrows;     /* tests only: W whole at set-up, never by rows on use (wrows) */
+  int     no_wrows;     /* tests only: W whole at set-up (its form still gram), never by rows on use */
   long long patterns_solved;   /* patterns the direct enumerations have solved (tests) */
   long long patterns_factored, patterns_singular;   /* of which factored, singular (tests) */
   double  anorm_routh, anorm_ap;   /* |A|_inf of (75), (31) (an upper bound without dense) */
@@ -228,9 +229,15 @@ const double* svi_impact_ap(svi_impact* s);
 const double* svi_impact_routh(svi_impact* s);
 /* for tests: force a solver for the following setups */
 void svi_impact_set_solver(svi_impact* s, svi_solver solver);
-/* W_ab without the dense matrix (H_a . H_b) */
+/* W_ab without the dense matrix (H_a . H_b under gram, else Jbar_a . G_b) */
 static inline double svi_impact_w(const svi_impact* s, int a, int b) {
   if (s->dense) return s->W[(size_t)a * s->nb + b];
+  if (!s->gram) {
+    const double *x = s->Jbar + (size_t)a * s->nv, *y = s->Gt + (size_t)b * s->nv;
+    double t = 0;
+    for (int k = 0; k < s->nv; k++) t += x[k] * y[k];
+    return t;
+  }
   /* W_ab = H_a . H_b (svi_impact.c, wp_row: the same value as the whole W's entry); a -t row of
    * H is its +t row negated */
   int nc = s->nc, nbp = nc + (s->nb - nc) / 2;
