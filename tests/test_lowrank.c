@@ -154,6 +154,21 @@ static double ke(const tprob* p, const double* v) {
   return 0.5 * k;
 }
 
+/* the outcome invariants from the problem data: v finite, K(v) <= K(v-)(1 + 1e-9), and (for an
+ * accepted outcome) J_n v >= -1e-6 v_app */
+static int invariants_hold(const tprob* p, const double* v, double ke0, double vapp, int accepted) {
+  int ok = 1;
+  for (int i = 0; i < p->nv; i++) ok &= isfinite(v[i]);
+  ok &= ke(p, v) <= ke0 * (1 + 1e-9);
+  if (accepted)
+    for (int i = 0; i < p->nc; i++) {
+      double vn = 0;
+      for (int j = 0; j < p->nv; j++) vn += p->Jn[i * p->nv + j] * v[j];
+      ok &= vn >= -1e-6 * vapp;
+    }
+  return ok;
+}
+
 /* ||v' - v''||_M of two impulses: the M-norm of G (l1 - l2) */
 static double dv_gap(const svi_impact* s, const double* l1, const double* l2, double* scale) {
   int nv = s->nv, nb = s->nb;
@@ -415,21 +430,12 @@ static void check_wrows(long long P) {
       int st = svi_routh_sample(a, &c, NULL, (uint64_t)m, va, &ia, NULL, 0, NULL);
       svi_routh_sample(b, &c, NULL, (uint64_t)m, vb, &ib, NULL, 0, NULL);
       samples++;
-      int ok = 1;
       double gap = 0, sc = 0;
       for (int i = 0; i < p.nv; i++) {
-        ok &= isfinite(va[i]);
         gap = fmax(gap, fabs(va[i] - vb[i]));
         sc = fmax(sc, fabs(vb[i]));
       }
-      ok &= ke(&p, va) <= ke0 * (1 + 1e-9);
-      if (ia.accepted || st == SVI_OK)
-        for (int i = 0; i < p.nc; i++) {
-          double vn = 0;
-          for (int j = 0; j < p.nv; j++) vn += p.Jn[i * p.nv + j] * va[j];
-          ok &= vn >= -1e-6 * vapp;
-        }
-      invalid += !ok;
+      invalid += !invariants_hold(&p, va, ke0, vapp, ia.accepted || st == SVI_OK);
       same += ia.accepted == ib.accepted && gap <= 1e-9 * fmax(sc, 1e-12);
     }
     /* the rows formed on use against the whole W (b's, formed at set-up) */
@@ -499,16 +505,7 @@ int main(int argc, char** argv) {
       svi_routh_sample(sd, &c, NULL, (uint64_t)m, vd, &infod, NULL, 0, NULL);
       samples++;
       accepted += info.accepted;
-      int ok = 1;
-      for (int i = 0; i < p.nv; i++) ok &= isfinite(v[i]);
-      ok &= ke(&p, v) <= ke0 * (1 + 1e-9);
-      if (info.accepted || st == SVI_OK)
-        for (int i = 0; i < p.nc; i++) {
-          double vn = 0;
-          for (int j = 0; j < p.nv; j++) vn += p.Jn[i * p.nv + j] * v[j];
-          ok &= vn >= -1e-6 * vapp;
-        }
-      invalid += !ok;
+      invalid += !invariants_hold(&p, v, ke0, vapp, info.accepted || st == SVI_OK);
       if (info.accepted && infod.accepted) {
         compared++;
         double gap = 0, sc2 = 0;
