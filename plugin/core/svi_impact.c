@@ -25,7 +25,8 @@
 
 /* SVI_SOLVER_AUTO: the low-rank Lemke only from this many impulse rows (lowrank_pays) */
 #define LOWRANK_MIN_NB 40
-/* G's columns solved together (usolve_env_cols) from this many, one by one (usolve_env) below:
+/* G's columns solved together (usolve_env_cols_u, _ut) from this many, one by one (usolve_env_u,
+ * _ut) below:
  * a column alone skips the dofs of the tree's other branches, the columns together run as
  * vectors (a two-legged robot on 98 contacts: 2.1 k instructions a column alone, 0.5 k together;
  * a humanoid of 62 dofs on 2 contacts, 6 columns: 3x dearer together) */
@@ -191,7 +192,8 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
   s->hi = malloc(sizeof(int) * (size_t)nv_max);
   s->w_row_ok = malloc((size_t)nc_max * (1 + 2 * nt_max));
   s->Hp = svi_alloc64(sizeof(double) * (size_t)nv_max * nc_max * (1 + nt_max));
-  if (!s->order || !s->lo || !s->hi || !s->w_row_ok || !s->Hp || !s->pattern_map || !s->Ant_routh || !s->Ant_ap || !s->Ant_nz ||
+  if (!s->order || !s->lo || !s->hi || !s->w_row_ok || !s->Hp || !s->pattern_map || !s->Ant_routh ||
+      !s->Ant_ap || !s->Ant_nz ||
       !s->routh_nz) {
     svi_impact_destroy(s);
     return NULL;
@@ -938,14 +940,15 @@ static int lowrank_pays(int nb, int nv, int n_routh, int step_solve) {
 /* W's rows on use (wp_row_on_use) instead of the whole W at set-up: for the dense Lemke's step solve
  * (one LCP's path a step) on many contacts, where the path's entering columns are a fraction of
  * (75)'s and W's O(nb^2 nv) product, its norms and the O(nb^2) residuals were 40 % of an impact
- * step (a two-legged robot on 98 contacts, sixteenth session); its rows on use cost twice the
- * whole product's share (a row and a column each), so not on fewer than 4 nv impulse rows, where
- * the robot with 8 contacts and a humanoid lost 5-8 %.  Not where the event is sampled
- * many times with (75)'s transpose kept (routh_t_built), nor for the mode enumerations' few
- * contacts, nor beyond the low-rank residual's nv (svi_lr_residual) or the product form's n. */
+ * step (a two-legged robot on 98 contacts, sixteenth session).  Not on fewer than 4 nv impulse
+ * rows, where a path enters most columns (a robot with 8 contacts and a humanoid lost 5-8 % when a
+ * row cost a row and a column pass, before W's Gram form), nor where the event is sampled many
+ * times with (75)'s transpose kept (routh_t_built), nor for the mode enumerations' few contacts,
+ * nor beyond the low-rank residual's nv (svi_lr_residual) or the product form's n. */
 static int wrows_pay(const svi_impact* s) {
-  return s->nb >= LOWRANK_MIN_NB && s->nb >= 4 * s->nv && s->nv <= SVI_LR_MAX_NV && s->n_routh <= SVI_PFI_NMAX &&
-         !svi_modes_supported(s) && (s->step_solve || s->n_routh > SVI_AT_NMAX);
+  return s->nb >= LOWRANK_MIN_NB && s->nb >= 4 * s->nv && s->nv <= SVI_LR_MAX_NV &&
+         s->n_routh <= SVI_PFI_NMAX && !svi_modes_supported(s) &&
+         (s->step_solve || s->n_routh > SVI_AT_NMAX);
 }
 
 int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int errlen) {
