@@ -55,9 +55,8 @@ static double sym_max_eigenvalue(int n, double* A) {
       for (int q = p + 1; q < n; q++) {
         double apq = A[p * n + q];
         if (apq == 0) continue;
-        double theta = (A[q * n + q] - A[p * n + p]) / (2 * apq);
-        double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1));
-        double c = 1 / sqrt(t * t + 1), sn = t * c;
+        double c, sn;
+        svi_jacobi_rotation(A[p * n + p], A[q * n + q], apq, &c, &sn);
         for (int k = 0; k < n; k++) {   /* A <- A J (columns p, q) */
           double akp = A[k * n + p], akq = A[k * n + q];
           A[k * n + p] = c * akp - sn * akq;

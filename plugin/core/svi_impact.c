@@ -349,14 +349,6 @@ static void build_jbar(svi_impact* s, const svi_problem_def* def) {
   }
 }
 
-/* Row c of Jbar is the negated row c - 1 (a -t friction direction after its +t one): then so are
- * its columns of G and its row and column of W, exactly (a solve or a dot product with a negated
- * vector negates every rounded step), so they are copied negated, not computed. */
-static inline int jbar_minus_row(const svi_impact* s, int c) { return c >= s->nc && (c - s->nc) % 2 == 1; }
-
-/* the columns that are not -t ones: nc normal ones, then every other friction one */
-static inline int n_plus(const svi_impact* s) { return s->nc + (s->nb - s->nc) / 2; }
-
 /* x <- M^-1 x with M = U U^T (ucholesky_env, hi its envelope), in two halves.  usolve_env_u: U y = x
  * from the last nonzero of x up: y_i = (x_i - sum_{i < k <= hi_i} U_ik y_k) / U_ii, 0 after that
  * nonzero (a Jbar row's dofs end with its bodies') and 0 where x_i = 0 and y is 0 over row i's
@@ -426,15 +418,20 @@ SVI_SIMD static void usolve_env_cols_ut(int n, const double* U, const int* hi, i
   }
 }
 
-/* u = Jbar v (svi_matvec's sums); a -t row's is its +t row's negated, exactly */
-static void jbar_times(const svi_impact* s, const double* v, double* u) {
+/* u = Jbar v, or u += Jbar v with add (svi_matvec's and svi_matvec_add's sums); a -t row's
+ * product is its +t row's negated, exactly */
+static void jbar_times(const svi_impact* s, const double* v, double* u, int add) {
   int nv = s->nv, nb = s->nb;
+  double tp = 0;   /* the last +t row's product */
   for (int i = 0; i < nb; i++) {
-    if (jbar_minus_row(s, i)) { u[i] = -u[i - 1]; continue; }
     double t = 0;
-    const double* a = s->Jbar + (size_t)i * nv;
-    for (int k = 0; k < nv; k++) t += a[k] * v[k];
-    u[i] = t;
+    if (jbar_minus_row(s, i)) t = -tp;
+    else {
+      const double* a = s->Jbar + (size_t)i * nv;
+      for (int k = 0; k < nv; k++) t += a[k] * v[k];
+      tp = t;
+    }
+    u[i] = add ? u[i] + t : t;
   }
 }
 
@@ -489,20 +486,21 @@ static void build_g(svi_impact* s) {
   }
 }
 
-/* w_j = sum_{k = lo}^{hi - 1} ji_k G_kj for every j, each sum in increasing k from 0 (the order
- * of a dot product of ji with column j of G): G's rows are contiguous in j, so the AVX2 clone
- * runs four columns per vector with each lane's sum in that order, the same bits */
-SVI_SIMD static void kern_row_times_g(int nb, int lo, int hi, const double* restrict ji, const double* restrict G,
+/* w_j = sum_{k < n} ji_k G_kj for every j, each sum in increasing k from 0 (the order of a dot
+ * product of ji with column j of G), the terms of ji's zeros left out (exact zeros: the same sum,
+ * up to the sign of a zero): G's rows are contiguous in j, so the AVX2 clone runs four columns
+ * per vector with each lane's sum in that order, the same bits */
+SVI_SIMD static void kern_row_times_g(int nb, int n, const double* restrict ji, const double* restrict G,
                                       double* restrict w) {
-  int k = lo;
-  while (k < hi && ji[k] == 0) k++;   /* a dof of another branch of the tree: its terms are zeros */
-  if (k == hi) {
+  int k = 0;
+  while (k < n && ji[k] == 0) k++;   /* a dof of another branch of the tree: its terms are zeros */
+  if (k == n) {
     for (int j = 0; j < nb; j++) w[j] = 0;
     return;
   }
   const double a0 = ji[k], *g0 = G + (size_t)k * nb;
   for (int j = 0; j < nb; j++) w[j] = 0.0 + a0 * g0[j];   /* the first term added to a zero */
-  for (k++; k < hi; k++) {
+  for (k++; k < n; k++) {
     double a = ji[k];
     if (a == 0) continue;
     const double* g = G + (size_t)k * nb;
@@ -510,7 +508,7 @@ SVI_SIMD static void kern_row_times_g(int nb, int lo, int hi, const double* rest
   }
 }
 
-/* Wp's row ip: h_ip^T Hp (kern_row_times_g), h_ip = Hp's column ip over its nonzero span.  Entry
+/* Wp's row ip: h_ip^T Hp (kern_row_times_g), h_ip = Hp's column ip.  Entry
  * jp is the sum over k in increasing order of h_ip,k h_jp,k, and row jp's entry ip the sum of the
  * same products (h_jp,k h_ip,k: a product does not depend on its order) in the same order, the
  * one leaving out the terms where h_ip is zero and the other those where h_jp is, terms that
@@ -520,16 +518,13 @@ static void wp_row(const svi_impact* s, int ip, double* wp) {
   int nv = s->nv, nbp = n_plus(s);
   double* h = s->lr_scratch + s->n_routh;   /* nv (lr_scratch: 2 n_routh + 2 nv) */
   for (int k = 0; k < nv; k++) h[k] = s->Hp[(size_t)k * nbp + ip];
-  int lo = 0, hi = nv;
-  while (lo < nv && h[lo] == 0) lo++;
-  while (hi > lo && h[hi - 1] == 0) hi--;
-  kern_row_times_g(nbp, lo, hi, h, s->Hp, wp);
+  kern_row_times_g(nbp, nv, h, s->Hp, wp);
 }
 
 /* W (nb x nb), as Wp on the nbp rows and columns other than the -t ones (jbar_minus_row: the
  * -t rows and columns are the negated +t ones), in the scratch A_one, then written out with the
- * negated ones in one pass.  Two forms, both over the span of each row's nonzeros (a contact row
- * touches its bodies' dofs and their ancestors in the tree: 12 of 36 in a tower of six boxes;
+ * negated ones in one pass.  Two forms, both leaving out the terms of each row's zeros (a contact
+ * row touches its bodies' dofs and their ancestors in the tree: 12 of 36 in a tower of six boxes;
  * the terms left out are exact zeros, so each sum in increasing k is the same, up to the sign of
  * a zero, as over all nv):
  *   - gram (the events whose rows are formed on use, wrows_pay): W = Hp^T Hp, symmetric bit for
@@ -540,12 +535,7 @@ static void wp_row(const svi_impact* s, int ip, double* wp) {
  *     against 15 116 (three seeds: 4-68 % more instructions), so it stays where rows are not
  *     formed on use. */
 static void wp_row_jg(const svi_impact* s, int i, double* wp) {
-  int nv = s->nv;
-  const double* ji = s->Jbar + (size_t)i * nv;
-  int lo = 0, hi = nv;
-  while (lo < nv && ji[lo] == 0) lo++;
-  while (hi > lo && ji[hi - 1] == 0) hi--;
-  kern_row_times_g(n_plus(s), lo, hi, ji, s->Gp, wp);
+  kern_row_times_g(n_plus(s), s->nv, s->Jbar + (size_t)i * s->nv, s->Gp, wp);
 }
 
 static void build_delassus(svi_impact* s) {
@@ -555,7 +545,7 @@ static void build_delassus(svi_impact* s) {
   if (s->gram)
     for (int ip = 0; ip < nbp; ip++) wp_row(s, ip, Wp + (size_t)ip * nbp);
   else {
-    for (int ip = 0; ip < nbp; ip++) wp_row_jg(s, ip < nc ? ip : nc + 2 * (ip - nc), Wp + (size_t)ip * nbp);
+    for (int ip = 0; ip < nbp; ip++) wp_row_jg(s, plus_row(s, ip), Wp + (size_t)ip * nbp);
     /* the negated rows and columns follow exactly, as 0.5 (-a - b) = -(0.5 (a + b)) */
     for (int ip = 0; ip < nbp; ip++)
       for (int jp = 0; jp < ip; jp++) {
@@ -565,8 +555,7 @@ static void build_delassus(svi_impact* s) {
   }
   for (int ip = 0; ip < nbp; ip++) {
     const double* wp = Wp + (size_t)ip * nbp;
-    int i = ip < nc ? ip : nc + 2 * (ip - nc);
-    double* wi = W + (size_t)i * nb;
+    double* wi = W + (size_t)plus_row(s, ip) * nb;
     for (int j = 0; j < nc; j++) wi[j] = wp[j];
     for (int jp = nc; jp < nbp; jp++) {
       int j = nc + 2 * (jp - nc);
@@ -584,10 +573,9 @@ static void build_delassus(svi_impact* s) {
  * row ip (wp_row: build_delassus's values; nbp values, the -t columns left out: routh_column
  * spreads them) at the start of W's row b.  Not for a -t row (its +t row negated). */
 static const double* wp_row_on_use(svi_impact* s, int b) {
-  int nb = s->nb, nc = s->nc;
-  double* r = s->W + (size_t)b * nb;
+  double* r = s->W + (size_t)b * s->nb;
   if (s->w_row_ok[b]) return r;
-  wp_row(s, b < nc ? b : nc + (b - nc) / 2, r);
+  wp_row(s, plus_index(s, b), r);
   s->w_row_ok[b] = 1;
   return r;
 }
@@ -1009,7 +997,7 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
   s->wrows = s->gram && !s->no_wrows;
   build_jbar(s, def);
   build_g(s);
-  jbar_times(s, s->v0, s->u0);
+  jbar_times(s, s->v0, s->u0, 0);
   if (s->wrows) memset(s->w_row_ok, 0, (size_t)s->nb);
   else if (!s->lowrank || svi_modes_supported(s)) build_delassus(s);
 
@@ -1262,17 +1250,7 @@ void svi_impact_add_w(const svi_impact* s, const double* lambda, double* u) {
     const double* g = s->Gt + (size_t)c * nv;
     for (int k = 0; k < nv; k++) dv[k] += g[k] * l;
   }
-  double tp = 0;   /* u += Jbar dv (svi_matvec_add's sums; a -t row's is its +t row's negated) */
-  for (int i = 0; i < nb; i++) {
-    double t = 0;
-    if (jbar_minus_row(s, i)) t = -tp;
-    else {
-      const double* a = s->Jbar + (size_t)i * nv;
-      for (int k = 0; k < nv; k++) t += a[k] * dv[k];
-      tp = t;
-    }
-    u[i] += t;
-  }
+  jbar_times(s, dv, u, 1);
 }
 
 /* y = y0 + W lambda and m = |W| |lambda| over the rows (dense W, by its symmetric columns): the

@@ -229,6 +229,26 @@ const double* svi_impact_ap(svi_impact* s);
 const double* svi_impact_routh(svi_impact* s);
 /* for tests: force a solver for the following setups */
 void svi_impact_set_solver(svi_impact* s, svi_solver solver);
+/* The Jacobi rotation (c, s) that zeroes apq in the symmetric [[app, apq], [apq, aqq]] (Golub &
+ * Van Loan's symmetric Schur decomposition of a 2 x 2 block): zeta = (aqq - app) / (2 apq), t = sign(zeta) / (|zeta| +
+ * sqrt(1 + zeta^2)), the smaller root, c = 1 / sqrt(1 + t^2), s = t c.  Its users apply it to
+ * their own rows and columns (svi_approx.c, svi_modes.c). */
+static inline void svi_jacobi_rotation(double app, double aqq, double apq, double* c, double* s) {
+  double zeta = (aqq - app) / (2 * apq);
+  double t = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1 + zeta * zeta));
+  *c = 1 / sqrt(1 + t * t);
+  *s = *c * t;
+}
+
+/* Row c of Jbar is the negated row c - 1 (a -t friction direction after its +t one): then so are
+ * its columns of G and its row and column of W, exactly (a solve or a dot product with a negated
+ * vector negates every rounded step), so they are copied negated, not computed. */
+static inline int jbar_minus_row(const svi_impact* s, int c) { return c >= s->nc && (c - s->nc) % 2 == 1; }
+/* the columns that are not -t ones: nc normal ones, then every other friction one (Gp, Hp, Wp) */
+static inline int n_plus(const svi_impact* s) { return s->nc + (s->nb - s->nc) / 2; }
+/* Jbar's row of the ip-th of those columns, and the reverse (a -t row maps to its +t row's) */
+static inline int plus_row(const svi_impact* s, int ip) { return ip < s->nc ? ip : s->nc + 2 * (ip - s->nc); }
+static inline int plus_index(const svi_impact* s, int b) { return b < s->nc ? b : s->nc + (b - s->nc) / 2; }
 /* W_ab without the dense matrix (H_a . H_b under gram, else Jbar_a . G_b) */
 static inline double svi_impact_w(const svi_impact* s, int a, int b) {
   if (s->dense) return s->W[(size_t)a * s->nb + b];
@@ -240,13 +260,11 @@ static inline double svi_impact_w(const svi_impact* s, int a, int b) {
   }
   /* W_ab = H_a . H_b (svi_impact.c, wp_row: the same value as the whole W's entry); a -t row of
    * H is its +t row negated */
-  int nc = s->nc, nbp = nc + (s->nb - nc) / 2;
-  int ia = a < nc ? a : nc + (a - nc) / 2, ib = b < nc ? b : nc + (b - nc) / 2;
+  int nbp = n_plus(s), ia = plus_index(s, a), ib = plus_index(s, b);
   const double* h = s->Hp;
   double t = 0;
   for (int k = 0; k < s->nv; k++) t += h[(size_t)k * nbp + ia] * h[(size_t)k * nbp + ib];
-  int neg = (a >= nc && (a - nc) % 2 == 1) != (b >= nc && (b - nc) % 2 == 1);
-  return neg ? -t : t;
+  return jbar_minus_row(s, a) != jbar_minus_row(s, b) ? -t : t;
 }
 /* the physical residual of lambda_bar (nb) as a solution of the step (75) at q = [lmax; u; 0]
  * (nc budgets, nb contact velocities: q is not formed), dense W only; z (n_routh) receives

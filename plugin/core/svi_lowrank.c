@@ -876,7 +876,7 @@ double svi_lr_residual(const svi_impact* s, int routh, const double* q, const do
     } else if (row < nb) {                 /* impulse row: Jbar dv + (beta) + (E gamma) */
       const double* jr = s->Jbar + (size_t)row * nv;
       double a = 0;
-      if (row >= nc && (row - nc) % 2 == 1) a = -ap;   /* a -t row: the +t row negated, mp its */
+      if (jbar_minus_row(s, row)) a = -ap;   /* a -t row: the +t row negated, mp its */
       else {
         mp = 0;
         for (int k = 0; k < nv; k++) { a += jr[k] * dv[k]; mp += fabs(jr[k]) * mg[k]; }

@@ -355,9 +355,8 @@ static void pinv_small(int k, const double* K, double* Kp) {
         for (int i = 0; i < k; i++) { a += A[i][p] * A[i][p]; b += A[i][q] * A[i][q]; c += A[i][p] * A[i][q]; }
         if (!(fabs(c) > 1e-15 * sqrt(a * b))) continue;
         rotated = 1;
-        double zeta = (b - a) / (2 * c);
-        double t = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1 + zeta * zeta));
-        double cs = 1 / sqrt(1 + t * t), sn = cs * t;
+        double cs, sn;   /* the rotation of A^T A's 2 x 2 block (p, q) */
+        svi_jacobi_rotation(a, b, c, &cs, &sn);
         for (int i = 0; i < k; i++) {
           double ap = A[i][p], aq = A[i][q];
           A[i][p] = cs * ap - sn * aq;
