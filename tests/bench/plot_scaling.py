@@ -1,7 +1,8 @@
 """plot_scaling.py -- the figure of docs/benchmarks.md: one impact event against its contacts.
 
 Reads the markdown tables C (a plate landing on N supports: one body; a two-legged robot landing on
-feet of K x K points: 18 dofs in a tree) and E (a box dropped on a stack of K boxes: many bodies)
+feet of K x K points: 18 dofs in a tree; an articulated chain of K links landing flat: 6 + 2 (K - 1)
+dofs in a tree) and E (a box dropped on a stack of K boxes: many bodies)
 that `svi-bench-plugin models --only=CE` prints, and draws the
 impact step's and the native mj_step's microseconds against the contacts in the event, both axes
 logarithmic, with the issue's bound (5x native) as a dashed band over the native steps.  Writes
@@ -14,14 +15,14 @@ import sys
 
 
 def tables(lines):
-  """the rows of tables C (plate, legged robot) and E: lists of (contacts, impact us, native us)"""
+  """the rows of tables C (plate, legged robot, chain) and E: lists of (contacts, impact us, native us)"""
   out, cur = {}, None
   for line in lines:
     cells = [c.strip() for c in line.strip().strip("|").split("|")]
     if not line.startswith("|") or len(cells) < 6:
       cur = None
       continue
-    if cells[0] in ("supports", "boxes", "K"):
+    if cells[0] in ("supports", "boxes", "K", "links"):
       cur = out.setdefault(cells[0], [])
       head = cells
       continue
@@ -33,7 +34,7 @@ def tables(lines):
                   float(row["native mj_step us"])))
     except (KeyError, ValueError):
       pass
-  return out.get("supports", []), out.get("K", []), out.get("boxes", [])
+  return out.get("supports", []), out.get("K", []), out.get("links", []), out.get("boxes", [])
 
 
 def fit(points):
@@ -45,13 +46,15 @@ def fit(points):
   return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx > 0 else float("nan")
 
 
-def svg(plate, legs, tower, path):
-  W, H, L, R, T, B = 760, 560, 78, 200, 40, 58
+def svg(plate, legs, chain, tower, path):
+  W, H, L, R, T, B = 760, 600, 78, 200, 40, 58
   series = [
       ("plate, impact step", "#1f5fbf", "", [(c, i) for c, i, _ in plate]),
       ("plate, native mj_step", "#1f5fbf", "6,4", [(c, n) for c, _, n in plate]),
       ("legged robot, impact step", "#2e8b57", "", [(c, i) for c, i, _ in legs]),
       ("legged robot, native", "#2e8b57", "6,4", [(c, n) for c, _, n in legs]),
+      ("chain, impact step", "#7d3c98", "", [(c, i) for c, i, _ in chain]),
+      ("chain, native mj_step", "#7d3c98", "6,4", [(c, n) for c, _, n in chain]),
       ("tower, impact step", "#c0392b", "", [(c, i) for c, i, _ in tower]),
       ("tower, native mj_step", "#c0392b", "6,4", [(c, n) for c, _, n in tower]),
   ]
@@ -107,7 +110,7 @@ def svg(plate, legs, tower, path):
              f'stroke-width="2"{da}/>')
     o.append(f'<text x="{W - R + 46}" y="{ly + 4}" font-size="11">{name}</text>')
     o.append(f'<text x="{W - R + 46}" y="{ly + 18}" font-size="11" fill="#555">{slope}</text>')
-    ly += 40
+    ly += 38
   o.append(f'<line x1="{W - R + 12}" y1="{ly}" x2="{W - R + 40}" y2="{ly}" stroke="#1f5fbf" '
            f'stroke-opacity="0.35" stroke-width="7"/>')
   o.append(f'<text x="{W - R + 46}" y="{ly + 4}" font-size="11">5x the plate\'s native</text>')
@@ -120,9 +123,9 @@ def svg(plate, legs, tower, path):
 def main():
   if len(sys.argv) != 2:
     sys.exit(__doc__)
-  plate, legs, tower = tables(sys.stdin)
-  svg(plate, legs, tower, sys.argv[1])
-  for name, rows in (("plate", plate), ("legged robot", legs), ("tower", tower)):
+  plate, legs, chain, tower = tables(sys.stdin)
+  svg(plate, legs, chain, tower, sys.argv[1])
+  for name, rows in (("plate", plate), ("legged robot", legs), ("chain", chain), ("tower", tower)):
     big = [(c, i) for c, i, _ in rows if c >= 9]
     nat = [(c, n) for c, _, n in rows if c >= 9]
     if len(big) >= 2:

@@ -14,7 +14,8 @@
  * C. One impact event against the number of contacts: a plate landing on N supports
  *    (models/make_plate.sh N; beyond its N = 100 the same script with the cap lifted), N = 2 ..
  *    200, and the least-squares exponent of the impact step's cost in N from 9 to 200; then a
- *    two-legged robot (nv = 18) landing on feet of K x K points (legs_model), K = 2 .. 10.
+ *    two-legged robot (nv = 18) landing on feet of K x K points (legs_model), K = 2 .. 10; then an
+ *    articulated chain of K links (nv = 6 + 2 (K - 1)) landing flat on 4 K contacts (snake_model).
  * D. One outcome of the propagative law against one sample of the set-valued law on the same
  *    impact problems (cradles, billiard break, the tailed runner).
  * E. One impact event among many bodies: a box dropped onto a resting stack of K - 1 boxes
@@ -34,7 +35,7 @@
  * --impact MODEL.xml REPS runs the impact step of the model's first event REPS times inside
  *    impact_steps() and native mj_step from the same state inside native_steps(), for
  *    valgrind --tool=callgrind --toggle-collect=impact_steps (or native_steps); --plate N DIR,
- *    --tower K, --bin K and --legs K write the model of table C or E and print its path.
+ *    --tower K, --bin K, --legs K and --snake K write the model of table C or E and print its path.
  * --preview MODEL.xml N draws the first event's outcomes for seeds 1000 .. 1000 + N - 1 by one
  *    svi_event_preview_many inside bench_preview_many() (--toggle-collect=bench_preview_many) and
  *    prints a hash of every bit of their qvel.
@@ -502,6 +503,34 @@ static int legs_model(int k, char* path, size_t len) {
   return fclose(f) == 0;
 }
 
+/* Table C's third part: an articulated chain (a snake robot) landing flat, k box links of
+ * 0.095 x 0.06 x 0.04 m and 0.2 kg in a row along x, each joined to the one before by a yaw and a
+ * pitch hinge (+-60, +-30 degrees, damping 0.1), the first one floating: nv = 6 + 2 (k - 1), 4 k
+ * contacts (each link's four bottom corners on the floor), one body per 4 contacts in one tree.
+ * Falling at 1 m/s, 0.1 mm above the floor (key "impact"); friction 0.7, MuJoCo's default
+ * pyramidal cone, gap 2.5 mm as make_plate.sh. */
+static int snake_model(int k, char* path, size_t len) {
+  char name[32];
+  snprintf(name, sizeof(name), "snake_%d", k);
+  FILE* f = model_begin(name, "", 4 * k + 16, path, len);
+  if (!f) return 0;
+  fprintf(f, "  <default>\n    <geom type=\"box\" size=\"0.0475 0.03 0.02\" pos=\"0.05 0 0\" mass=\"0.2\" "
+             "friction=\"0.7 0.005 0.0001\" gap=\"0.0025\"/>\n"
+             "    <joint type=\"hinge\" damping=\"0.1\"/>\n  </default>\n  <worldbody>\n"
+             "    <geom name=\"floor\" type=\"plane\" size=\"5 5 0.1\" pos=\"0 0 0\"/>\n"
+             "    <body name=\"link0\" pos=\"0 0 0.0201\"><freejoint/><geom/>\n");
+  for (int i = 1; i < k; i++)
+    fprintf(f, "    <body name=\"link%d\" pos=\"0.1 0 0\"><joint axis=\"0 0 1\" range=\"-60 60\"/>"
+               "<joint axis=\"0 1 0\" range=\"-30 30\"/><geom/>\n", i);
+  for (int i = 0; i < k; i++) fprintf(f, "    </body>\n");
+  fprintf(f, "  </worldbody>\n  <keyframe><key name=\"impact\" qpos=\"0 0 0.0201 1 0 0 0");
+  for (int i = 1; i < k; i++) fprintf(f, " 0 0");
+  fprintf(f, "\" qvel=\"0 0 -1 0 0 0");
+  for (int i = 1; i < k; i++) fprintf(f, " 0 0");
+  fprintf(f, "\"/></keyframe>\n</mujoco>\n");
+  return fclose(f) == 0;
+}
+
 /* least-squares slope of log y against log x */
 static double loglog_slope(const double* x, const double* y, int n) {
   double sx = 0, sy = 0, sxx = 0, sxy = 0;
@@ -624,11 +653,14 @@ int main(int argc, char** argv) {
   if (argc == 5 && !strcmp(argv[1], "--count")) return count_mode(argv[2], argv[3], atoi(argv[4]));
   if (argc == 4 && !strcmp(argv[1], "--impact")) return impact_mode(argv[2], atoi(argv[3]));
   if (argc == 4 && !strcmp(argv[1], "--preview")) return preview_mode(argv[2], atoi(argv[3]));
-  if (argc == 3 && !strcmp(argv[1], "--legs")) {
+  if (argc == 3 && (!strcmp(argv[1], "--legs") || !strcmp(argv[1], "--snake"))) {
     char path[256];
-    int k = atoi(argv[2]);
-    if (k < 1 || k > 12) { fprintf(stderr, "--legs K: K from 1 to 12\n"); return 2; }
-    if (!legs_model(k, path, sizeof(path))) { fprintf(stderr, "cannot write %s\n", path); return 1; }
+    int k = atoi(argv[2]), legs = !strcmp(argv[1], "--legs");
+    if (k < (legs ? 1 : 2) || k > (legs ? 12 : 64)) {
+      fprintf(stderr, legs ? "--legs K: K from 1 to 12\n" : "--snake K: K from 2 to 64\n");
+      return 2;
+    }
+    if (!(legs ? legs_model : snake_model)(k, path, sizeof(path))) { fprintf(stderr, "cannot write %s\n", path); return 1; }
     printf("%s\n", path);
     return 0;
   }
@@ -660,7 +692,7 @@ int main(int argc, char** argv) {
   if (!dir || dir[0] == '-') {
     fprintf(stderr,
             "usage: %s [MODEL_DIR] [--quick] [--only=TABLES]   (TABLES: any of A B C D E F G H; default models)\n"
-            "       %s --impact MODEL.xml STEPS | --count MODEL.xml MODE STEPS | --plate N DIR | --tower K | --bin K | --legs K\n",
+            "       %s --impact MODEL.xml STEPS | --count MODEL.xml MODE STEPS | --plate N DIR | --tower K | --bin K | --legs K | --snake K\n",
             argv[0], argv[0]);
     return 2;
   }
@@ -714,6 +746,26 @@ int main(int argc, char** argv) {
   }
   if (nf >= 2)
     printf("\nLeast-squares fit over N = 18 .. 200: impact step ~ N^%.2f, native mj_step ~ N^%.2f\n",
+           loglog_slope(fx, fy, nf), loglog_slope(fx, fn, nf));
+
+  printf("\nAn articulated chain (a snake robot: K box links, a yaw and a pitch hinge between each two, the "
+         "first floating; nv = 6 + 2 (K - 1)) landing flat on 4 K contacts (snake_model; medians of %d, "
+         "10 from K = 25)\n\n", quick ? 3 : 30);
+  printf("| links | dofs | contacts in the event | LCP size | LCPs | impact step us | native mj_step us | ratio |\n"
+         "|---|---|---|---|---|---|---|---|\n");
+  const int kn[] = {3, 6, 10, 16, 25, 36};
+  nf = 0;
+  for (size_t i = 0; i < sizeof(kn) / sizeof(kn[0]); i++) {
+    char path[256];
+    if (!snake_model(kn[i], path, sizeof(path))) { fprintf(stderr, "cannot write %s\n", path); continue; }
+    step_cost c = impact_step(path, quick ? 3 : kn[i] >= 25 ? 10 : 30);
+    if (!c.ok) { printf("| %d | no impact event |\n", kn[i]); continue; }
+    printf("| %d | %d | %d | %d | %d | %.1f | %.1f | %.2f |\n", kn[i], 6 + 2 * (kn[i] - 1), c.ncontact,
+           c.nt == 2 ? 7 * c.ncontact : 5 * c.ncontact, c.lcps, c.impact_us, c.native_us, c.impact_us / c.native_us);
+    fx[nf] = c.ncontact; fy[nf] = c.impact_us; fn[nf] = c.native_us; nf++;
+  }
+  if (nf >= 2)
+    printf("\nLeast-squares fit over N = 12 .. 144: impact step ~ N^%.2f, native mj_step ~ N^%.2f\n",
            loglog_slope(fx, fy, nf), loglog_slope(fx, fn, nf));
   }
   if (strchr(only, 'D')) {
