@@ -329,6 +329,40 @@ static int lemke_path(svi_lcp_work* w, int n, const double* M, const double* q, 
 
 /* ---- the same path in revised (product) form -------------------------------------------- */
 
+/* Etas t .. t + 3 of ftran_body in one pass over x where neither of their pairs would be
+ * skipped (large problems: x read and written once for four etas; a pass of two reads the eta file
+ * the same, so this takes instructions, not memory traffic, off).  The four pivot rows' values are
+ * followed in scalars through the etas in order as two passes of two leave them (the row an eta
+ * pivots on takes its multiplier, any other row fma(-e_r, x_t, .)) and written back after the
+ * pass, whose other rows get the four fused multiply-adds in the pairs' order: the same bits as
+ * two passes.  0 (nothing done) when a pair would be skipped: its multipliers are zero (x_r3 = 0
+ * after the first pair exactly when m3 = 0; an underflow to 0 there only sends it to the pairs). */
+static inline __attribute__((always_inline)) int ftran_quad(const svi_lcp_work* w, double* restrict x, int t) {
+  const int ld = w->ld;
+  int pr[4];
+  const double* e[4];
+  double pv[4], m[4];
+  for (int j = 0; j < 4; j++) {
+    pr[j] = w->eta_row[t + j];
+    e[j] = w->eta + (size_t)(t + j) * ld;
+    pv[j] = x[pr[j]];
+  }
+  if (pv[0] == 0 && pv[1] == 0) return 0;   /* the first pair is skipped */
+  for (int q = 0; q < 4; q++) {
+    m[q] = pv[q] * w->eta_inv[t + q];
+    for (int j = 0; j < 4; j++) pv[j] = pr[j] == pr[q] ? m[q] : fma(-e[q][pr[j]], m[q], pv[j]);
+  }
+  if (m[2] == 0 && m[3] == 0) return 0;     /* the second would be (x_r3 = 0 after the first) */
+  const double *restrict e1 = e[0], *restrict e2 = e[1], *restrict e3 = e[2], *restrict e4 = e[3];
+  const double x1 = m[0], x2 = m[1], x3 = m[2], x4 = m[3];
+#pragma GCC unroll 4
+  for (int i = 0; i < ld; i += 4)
+    for (int k = 0; k < 4; k++)
+      x[i + k] = fma(-e4[i + k], x4, fma(-e3[i + k], x3, fma(-e2[i + k], x2, fma(-e1[i + k], x1, x[i + k]))));
+  for (int j = 0; j < 4; j++) x[pr[j]] = pv[j];
+  return 1;
+}
+
 /* x <- B^-1 x: the eta matrices in order (x_r *= 1 / eta_r, then x_i = fma(-eta_i, x_r, x_i)), two
  * at a time.  The reciprocal is taken once, when the eta is made (eta_inv): x_r is the one value
  * each eta passes to the next, so a division there sat on FTRAN's dependency chain (one more
@@ -340,11 +374,16 @@ static int lemke_path(svi_lcp_work* w, int n, const double* M, const double* q, 
  * fma(-e2_i, x_r2, fma(-e1_i, x_r1, x_i)) is one eta after the other, with x_r2 taken after the
  * first (one pass over x instead of two).
  * x has w->ld rows (its padding rows zero) and the loops run over whole blocks of 4.
- * skip: a constant in each inlined copy (n >= 64), see below. */
+ * skip: a constant in each inlined copy (n >= 64), see below; there four at a time where no pair
+ * is skipped (ftran_quad). */
 static inline __attribute__((always_inline)) void ftran_body(const svi_lcp_work* w, double* restrict x, int t,
                                                              const int skip) {
   int ne = w->neta, ld = w->ld;
   for (; t + 1 < ne; t += 2) {
+    if (skip && t + 3 < ne && ftran_quad(w, x, t)) {
+      t += 2;
+      continue;
+    }
     int r1 = w->eta_row[t], r2 = w->eta_row[t + 1];
     const double* restrict e1 = w->eta + (size_t)t * ld;
     const double* restrict e2 = e1 + ld;
