@@ -170,6 +170,16 @@ static int invariants_hold(const tprob* p, const double* v, double ke0, double v
 }
 
 /* ||v' - v''||_M of two impulses: the M-norm of G (l1 - l2) */
+/* v within tol of ref, relative to ref's largest entry (1e-12 at least): two samples' outcomes */
+static int same_velocity(int nv, const double* v, const double* ref, double tol) {
+  double gap = 0, sc = 0;
+  for (int i = 0; i < nv; i++) {
+    gap = fmax(gap, fabs(v[i] - ref[i]));
+    sc = fmax(sc, fabs(ref[i]));
+  }
+  return gap <= tol * fmax(sc, 1e-12);
+}
+
 static double dv_gap(const svi_impact* s, const double* l1, const double* l2, double* scale) {
   int nv = s->nv, nb = s->nb;
   double d[T_NV] = {0}, a[T_NV] = {0};
@@ -430,13 +440,8 @@ static void check_wrows(long long P) {
       int st = svi_routh_sample(a, &c, NULL, (uint64_t)m, va, &ia, NULL, 0, NULL);
       svi_routh_sample(b, &c, NULL, (uint64_t)m, vb, &ib, NULL, 0, NULL);
       samples++;
-      double gap = 0, sc = 0;
-      for (int i = 0; i < p.nv; i++) {
-        gap = fmax(gap, fabs(va[i] - vb[i]));
-        sc = fmax(sc, fabs(vb[i]));
-      }
       invalid += !invariants_hold(&p, va, ke0, vapp, ia.accepted || st == SVI_OK);
-      same += ia.accepted == ib.accepted && gap <= 1e-9 * fmax(sc, 1e-12);
+      same += ia.accepted == ib.accepted && same_velocity(p.nv, va, vb, 1e-9);
     }
     /* the rows formed on use against the whole W (b's, formed at set-up) */
     if (!a->dense) {
@@ -508,9 +513,7 @@ int main(int argc, char** argv) {
       invalid += !invariants_hold(&p, v, ke0, vapp, info.accepted || st == SVI_OK);
       if (info.accepted && infod.accepted) {
         compared++;
-        double gap = 0, sc2 = 0;
-        for (int i = 0; i < p.nv; i++) { gap = fmax(gap, fabs(v[i] - vd[i])); sc2 = fmax(sc2, fabs(vd[i])); }
-        same_outcome += gap <= 1e-7 * fmax(sc2, 1e-12);
+        same_outcome += same_velocity(p.nv, v, vd, 1e-7);
       }
     }
   }

@@ -446,6 +446,18 @@ static void jbar_p_t(const svi_impact* s, double* X) {
     }
 }
 
+/* a[j] = f w[j] over the nb columns of Jbar's rows from the nbp values r on the columns other than
+ * the -t ones (a row of Wp or of Gp): the normal columns, then each +t column and its -t one negated
+ * (f = 1: the values themselves, exactly) */
+SVI_SIMD static void spread_row(int nc, int np, double f, const double* restrict r, double* restrict a) {
+  for (int j = 0; j < nc; j++) a[j] = f * r[j];
+  for (int m = 0; m < np; m++) {
+    double x = f * r[nc + m];
+    a[nc + 2 * m] = x;
+    a[nc + 2 * m + 1] = -x;
+  }
+}
+
 /* Hp = U^-1 Jbar_p^T and Gp = U^-T Hp = M^-1 Jbar_p^T (nv x nbp: the columns other than the -t
  * ones, solved together from GCOLS_MIN columns, usolve_env_cols_u / _ut, one by one below), then
  * G = M^-1 Jbar^T (nv x nb) and its transpose Gt: a -t column is its +t one negated.  Hp (kept
@@ -467,15 +479,8 @@ static void build_g(svi_impact* s) {
       usolve_env_ut(nv, s->U, s->hi, g);
       for (int k = 0; k < nv; k++) Gp[(size_t)k * nbp + cp] = g[k];
     }
-  for (int k = 0; k < nv; k++) {   /* G's row k: Gp's with the -t columns */
-    const double* gp = Gp + (size_t)k * nbp;
-    double* gk = s->G + (size_t)k * nb;
-    for (int c = 0; c < nc; c++) gk[c] = gp[c];
-    for (int m = 0; m < nbp - nc; m++) {
-      gk[nc + 2 * m] = gp[nc + m];
-      gk[nc + 2 * m + 1] = -gp[nc + m];
-    }
-  }
+  for (int k = 0; k < nv; k++)   /* G's row k: Gp's with the -t columns */
+    spread_row(nc, nbp - nc, 1.0, Gp + (size_t)k * nbp, s->G + (size_t)k * nb);
   for (int c = 0, cp = 0; c < nb; c++) {
     double* g = s->Gt + (size_t)c * nv;
     if (jbar_minus_row(s, c)) for (int k = 0; k < nv; k++) g[k] = -g[k - nv];
@@ -556,12 +561,7 @@ static void build_delassus(svi_impact* s) {
   for (int ip = 0; ip < nbp; ip++) {
     const double* wp = Wp + (size_t)ip * nbp;
     double* wi = W + (size_t)plus_row(s, ip) * nb;
-    for (int j = 0; j < nc; j++) wi[j] = wp[j];
-    for (int jp = nc; jp < nbp; jp++) {
-      int j = nc + 2 * (jp - nc);
-      wi[j] = wp[jp];
-      wi[j + 1] = -wp[jp];
-    }
+    spread_row(nc, nbp - nc, 1.0, wp, wi);
     if (ip >= nc)   /* the -t row after it */
       for (int j = 0; j < nb; j++) wi[nb + j] = -wi[j];
   }
@@ -578,17 +578,6 @@ static const double* wp_row_on_use(svi_impact* s, int b) {
   wp_row(s, plus_index(s, b), r);
   s->w_row_ok[b] = 1;
   return r;
-}
-
-/* a[j] = f w[j] over W's nb columns from Wp's row r (nbp values): the normal columns, then each
- * +t column and its -t one negated */
-SVI_SIMD static void spread_row(int nc, int np, double f, const double* restrict r, double* restrict a) {
-  for (int j = 0; j < nc; j++) a[j] = f * r[j];
-  for (int m = 0; m < np; m++) {
-    double x = f * r[nc + m];
-    a[nc + 2 * m] = x;
-    a[nc + 2 * m + 1] = -x;
-  }
 }
 
 /* every row of W (wrows), for a consumer of the whole matrix (the refinement's and the tableau's
