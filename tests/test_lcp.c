@@ -99,6 +99,59 @@ static void test_degenerate(void) {
   svi_lcp_work_destroy(w);
 }
 
+/* Degenerate LCPs of the product form's size with ties of many rows at most pivots: q = -1 on
+ * every fourth row and 0 on the others (the normal rows of equal contacts at a flat landing, their
+ * friction rows), so that once z0 has entered every row of q = -1 is at zero and ties with the
+ * others that the entering column reaches; M = B B^T / m + 0.01 I with B of n x n/4 (one
+ * solution, W's low rank).  The product form's lexicographic test reads a
+ * component of the tied rows without BTRAN while no eta has pivoted on its row (pfi_lex_ties); its
+ * path must be the tableau's, which compares whole rows of its explicit B^-1: the same pivots and
+ * z, under the identity order and under a random order and signs. */
+static void test_degenerate_ties(void) {
+  enum { NMAX = 96 };
+  static double M[NMAX * NMAX], B[NMAX * NMAX];
+  double q[NMAX], z[NMAX], zp[NMAX], sign[NMAX];
+  int order[NMAX];
+  svi_lcp_work* w = svi_lcp_work_create(NMAX);
+  int bad = 0, pivots = 0, runs = 0;
+  for (int t = 0; t < 8; t++) {
+    int n = 64 + 16 * (t % 3), m = n / 4;
+    for (int i = 0; i < n * m; i++) B[i] = 2 * rnd(9100 + t, i) - 1;
+    double mn = 0;
+    for (int i = 0; i < n; i++) {
+      double r = 0;
+      for (int j = 0; j < n; j++) {
+        double sum = i == j ? 0.01 : 0;
+        for (int k = 0; k < m; k++) sum += B[i * m + k] * B[j * m + k] / m;
+        M[i * n + j] = sum;
+        r += fabs(sum);
+      }
+      mn = fmax(mn, r);
+      q[i] = i % 4 == 0 ? -1.0 : 0.0;
+      order[i] = i;
+      sign[i] = rnd(9300 + t, i) < 0.5 ? -1.0 : 1.0;
+    }
+    for (int i = n - 1; i > 0; i--) {   /* a random order (Fisher-Yates) for the odd runs */
+      int j = (int)(rnd(9400 + t, i) * (i + 1));
+      int x = order[i]; order[i] = order[j]; order[j] = x;
+    }
+    const int* o = t % 2 ? order : NULL;
+    const double* sg = t % 2 ? sign : NULL;
+    svi_lcp_info it, ip;
+    int st = svi_lcp_lemke_perturbed(w, n, M, q, NULL, o, sg, NULL, z, &it);
+    svi_lcp_prepared P = {.M = M, .mnorm = mn};
+    int stp = svi_lcp_lemke_prepared(w, n, &P, q, NULL, o, sg, NULL, zp, &ip);
+    double d = 0, zs = 1e-300;
+    for (int i = 0; i < n; i++) { d = fmax(d, fabs(z[i] - zp[i])); zs = fmax(zs, fabs(z[i])); }
+    bad += st != SVI_OK || stp != SVI_OK || d > 1e-9 * zs || ip.pivots != it.pivots;
+    pivots += ip.pivots;
+    runs++;
+  }
+  CHECK(bad == 0 && pivots > runs * 16, "degenerate ties, product form vs tableau: %d of %d differ (%d pivots)",
+        bad, runs, pivots);
+  svi_lcp_work_destroy(w);
+}
+
 /* A path longer than the product form's eta file (2n + 16 etas) restarts on the tableau, with the
  * same answer.  Murty's example (1 on the diagonal, 2 below it, q = -1) takes 2^n
  * pivots with the covering vector of ones: n = 7 fills the file after 30 and needs 128. */
@@ -217,6 +270,7 @@ int main(void) {
   test_degenerate();
   test_long_path();
   test_large_pfi();
+  test_degenerate_ties();
   test_zero_column();
   test_sobol();
   return svi_test_finish();

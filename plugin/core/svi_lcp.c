@@ -10,7 +10,8 @@
  * The impact laws' entry (svi_lcp_lemke_prepared) runs the same path in revised form for
  * n <= PFI_NMAX: B^-1 as a product of eta matrices (one per pivot: the entering column and its
  * row), the entering column formed on demand (FTRAN), and rows of B^-1 only for the rows that tie
- * in the ratio test (BTRAN, up to LEX_ROWS rows in one pass over the etas).  A pivot costs O(n k)
+ * in the ratio test and only when their comparison reaches a component of a row some eta pivoted
+ * on (BTRAN, pfi_lex_ties).  A pivot costs O(n k)
  * (k pivots so far) instead of the tableau's O(n^2); a path longer than PFI_KMAX pivots is
  * restarted on the tableau.
  */
@@ -24,7 +25,7 @@
 
 #define PFI_NMAX SVI_PFI_NMAX
 #define PFI_KMAX(n) (2 * (n) + 16)
-#define LEX_ROWS 4   /* rows of B^-1 one BTRAN pass forms */
+#define LEX_ROWS 2   /* rows of B^-1 one BTRAN pass forms at most */
 
 struct svi_lcp_work {
   int     nmax;
@@ -226,10 +227,10 @@ typedef struct {
 /* Lexicographic comparison of two rows ri, rj of B^-1 (the tableau's w block, or formed by BTRAN)
  * scaled by 1/a_i, 1/a_j, in the perturbation's order and signs, after the rhs (which tied).
  * Returns <0 if row i is lexicographically smaller. */
-static int lexico_cmp(const double* ri, const double* rj, int n, double ai, double aj, double tol,
-                      const perturbation* pt) {
+static int lexico_cmp_from(const double* ri, const double* rj, int n, double ai, double aj, double tol,
+                           const perturbation* pt, int k0) {
   svi_order_ready(pt->lazy);
-  for (int k = 0; k < n; k++) {
+  for (int k = k0; k < n; k++) {
     int c = pt->order ? pt->order[k] : k;
     double sg = pt->sign ? pt->sign[k] : 1.0;
     double x = sg * ri[c] / ai, y = sg * rj[c] / aj;
@@ -237,6 +238,11 @@ static int lexico_cmp(const double* ri, const double* rj, int n, double ai, doub
     if (x > y + tol) return 1;
   }
   return 0;
+}
+
+static int lexico_cmp(const double* ri, const double* rj, int n, double ai, double aj, double tol,
+                      const perturbation* pt) {
+  return lexico_cmp_from(ri, rj, n, ai, aj, tol, pt, 0);
 }
 
 /* Leaving row for entering column c, lexicographic minimum ratio over rows with a_i > tol.
@@ -430,9 +436,9 @@ static int pfi_first_touch(const svi_lcp_work* w, int n, int r0, int r1) {
   return t < w->neta ? t : w->neta;
 }
 
-/* Rows of B^-1 in one pass over the eta file (y[b] <- row rows[b], b < K; K = 2 or LEX_ROWS, a
+/* Rows of B^-1 in one pass over the eta file (y[b] <- row rows[b], b < K; K = 1 or 2, a
  * constant in each inlined copy so that the loops unroll): the tied rows of a degenerate ratio
- * test, which in a large event are most of its BTRAN work.  Each row's arithmetic is one BTRAN's,
+ * test (pfi_lex_ties).  Each row's arithmetic is one BTRAN's,
  * y^T = e_r0^T E_k^-1 ... E_1^-1, in which only component r_t changes at eta t; the dot products
  * in four interleaved partial sums (then (s0 + s1) + (s2 + s3)): an order the AVX2 clone vectorises
  * and the default clone repeats, so both return the same bits, and a row has the same bits
@@ -460,12 +466,12 @@ static inline __attribute__((always_inline)) void btran_rows(const svi_lcp_work*
   }
 }
 
-SVI_SIMD static void pfi_btran_rows2(const svi_lcp_work* w, int n, const int* rows, double* const* y) {
-  btran_rows(w, n, 2, rows, y);
+SVI_SIMD static void pfi_btran_row1(const svi_lcp_work* w, int n, const int* rows, double* const* y) {
+  btran_rows(w, n, 1, rows, y);
 }
 
-SVI_SIMD static void pfi_btran_rows(const svi_lcp_work* w, int n, const int* rows, double* const* y) {
-  btran_rows(w, n, LEX_ROWS, rows, y);
+SVI_SIMD static void pfi_btran_rows2(const svi_lcp_work* w, int n, const int* rows, double* const* y) {
+  btran_rows(w, n, 2, rows, y);
 }
 
 /* The entering column B^-1 a is formed in the next free slot of the eta file, which the pivot
@@ -672,8 +678,66 @@ int svi_kern_ratio_ties(int n, const double* x, const double* a, double tol, dou
   return ratio_ties_tail(0, n, x, a, tol, lim, cand, 0);
 }
 
-/* ratio_test on (xb, pfi_col), the same rule; rows of B^-1 by BTRAN only for tied rows, the running
- * best's row kept.
+/* pfi_ratio_test's lexicographic test of tied rows, the tableau's rule: the running best r
+ * against each tied row i in turn, replaced when row i of [B^-1] / a_i comes first in the
+ * perturbation's order and signs (lexico_cmp, tolerance 1e-13).  Component c of those rows needs
+ * no BTRAN while no eta has pivoted on row c: BTRAN never changes component c of a row, so it is
+ * 1 in row c and 0 in every other, exactly.  A comparison reads those components, in the order,
+ * up to the first component whose row has been pivoted on (the same for every comparison of the
+ * test); one still tied there forms the two rows by BTRAN (the best's is kept while it stays the
+ * best) and goes on from that component.  The same values and decisions as comparing whole rows,
+ * so the same leaving row.  On degenerate LCPs, where ties of tens of rows recur at every pivot
+ * (equal contacts landing flat: the simultaneous law (31) for a plate on 100 supports, a robot's
+ * feet of 7 x 7 points), most comparisons end on such a component (docs/benchmarks.md has the
+ * figures). */
+static int pfi_lex_ties(svi_lcp_work* w, int n, const double* a, const int* cand, int ncand,
+                        const perturbation* pt) {
+  const double tol = 1e-13;
+  svi_order_ready(pt->lazy);
+  double *buf[2] = {w->lexrow, w->lexrow + n}, *rr = NULL;
+  int kfree = 0, r = cand[0];   /* components 0 .. kfree - 1: rows not pivoted on */
+  double ar = a[r];
+  for (int m = 1; m < ncand; m++) {
+    int i = cand[m], c = 0, k = 0;
+    double ai = a[i];
+    for (; k < n && !c; k++) {
+      int col = pt->order ? pt->order[k] : k;
+      if (k == kfree) {
+        if (w->first_eta[col] < w->neta) break;
+        kfree++;
+      }
+      if (col != i && col != r) continue;   /* 0 in both rows */
+      double sg = pt->sign ? pt->sign[k] : 1.0;
+      double x = sg * (i == col ? 1.0 : 0.0) / ai, y = sg * (r == col ? 1.0 : 0.0) / ar;
+      if (x < y - tol) c = -1;
+      else if (x > y + tol) c = 1;
+    }
+    double* ri = NULL;
+    if (!c && k < n) {   /* tied up to a pivoted component: the rows, from there on */
+      ri = rr == buf[0] ? buf[1] : buf[0];
+      if (rr) {
+        int rows[1] = {i};
+        double* y[1] = {ri};
+        pfi_btran_row1(w, n, rows, y);
+      } else {
+        rr = ri == buf[0] ? buf[1] : buf[0];
+        int rows[2] = {i, r};
+        double* y[2] = {ri, rr};
+        pfi_btran_rows2(w, n, rows, y);
+      }
+      c = lexico_cmp_from(ri, rr, n, ai, ar, tol, pt, k);
+    }
+    if (c < 0) {
+      r = i;
+      ar = ai;
+      rr = ri;   /* NULL when a free component decided: the new best's row is not formed */
+    }
+  }
+  return r;
+}
+
+/* ratio_test on (xb, pfi_col), the same rule; rows of B^-1 by BTRAN only where a tie needs them
+ * (pfi_lex_ties).
  * One pass first (ratio_scan over the padded rows, whose a_i = 0 never qualify): when the second
  * smallest ratio t_j exceeds lim (1 + 8 eps), no row but the minimum's can pass the tie test
  * x_j <= fl(lim a_j): with u = eps / 2, x_j >= t_j a_j / (1 + u) > lim (1 + 16 u) a_j / (1 + u)
@@ -699,33 +763,12 @@ static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturba
   if (best == INFINITY) return -1;
   double tie = 1e-11 * (1 + fabs(best)), lim = best + tie;
   if (lim >= 1e-290 && sec > lim * (1 + 8 * DBL_EPSILON) && x[r1] <= lim * a[r1]) return r1;
-  int r = -1, *cand = w->cand, ncand = svi_kern_ratio_ties(n, x, a, piv_tol, lim, cand);
+  int *cand = w->cand, ncand = svi_kern_ratio_ties(n, x, a, piv_tol, lim, cand);
   if (ncand == 1) return cand[0];
   /* z0 leaves on a tie: the first tied row that holds it (the sequential test below would return
    * it the moment it reached it, whatever the rows before it) */
   for (int m = 0; m < ncand; m++) if (w->basis[cand[m]] == z0) return cand[m];
-  /* the running best r against each tied row in turn, the rows of B^-1 formed LEX_ROWS at a time
-   * (the best's row stays in its buffer; the others take the next rows) */
-  double ar = 0, *buf[LEX_ROWS + 1], *rr = NULL;
-  for (int b = 0; b <= LEX_ROWS; b++) buf[b] = w->lexrow + (size_t)b * n;
-  for (int m0 = 0; m0 < ncand; m0 += LEX_ROWS) {
-    int rows[LEX_ROWS];
-    double* y[LEX_ROWS];
-    for (int b = 0, f = 0; b < LEX_ROWS; b++, f++) {
-      if (buf[f] == rr) f++;
-      y[b] = buf[f];
-      rows[b] = m0 + b < ncand ? cand[m0 + b] : -1;
-    }
-    if (ncand - m0 <= 2) pfi_btran_rows2(w, n, rows, y);
-    else pfi_btran_rows(w, n, rows, y);
-    for (int b = 0; b < LEX_ROWS && rows[b] >= 0; b++) {
-      int i = rows[b];
-      double* ri = y[b];
-      if (r < 0) { r = i; ar = a[i]; rr = ri; continue; }
-      if (lexico_cmp(ri, rr, n, a[i], ar, 1e-13, pt) < 0) { r = i; ar = a[i]; rr = ri; }
-    }
-  }
-  return r;
+  return pfi_lex_ties(w, n, a, cand, ncand, pt);
 }
 
 /* the column of variable v of [I | -M | -d] into pfi_col, then B^-1 times it (FTRAN inlined: this
