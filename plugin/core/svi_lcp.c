@@ -25,7 +25,7 @@
 
 #define PFI_NMAX SVI_PFI_NMAX
 #define PFI_KMAX(n) (2 * (n) + 16)
-#define LEX_ROWS 2   /* rows of B^-1 one BTRAN pass forms at most */
+#define LEX_ROWS 4   /* rows of B^-1 one BTRAN pass forms at most */
 
 struct svi_lcp_work {
   int     nmax;
@@ -37,6 +37,8 @@ struct svi_lcp_work {
   double* eta_inv; /* 1 / their pivot entries */
   double* xb;      /* pfi_ld(pfi_n): basic values */
   double* lexrow;  /* (LEX_ROWS + 1) x pfi_n: rows of B^-1 for the lexicographic test */
+  int*    lexpos;  /* pfi_n, zeros between tests: 1 + a row's place in the order while free */
+  int*    lexneed; /* 2 pfi_n: the tied rows whose rows of B^-1 a test needs, in their order */
   int*    cand;    /* pfi_ld(pfi_n): the rows that tie in the ratio test */
   int     neta, use_pfi;
   int     pend_r;      /* the last pivot's row whose update of xb waits for the next scan, or -1 */
@@ -91,8 +93,10 @@ svi_lcp_work* svi_lcp_work_create(int nmax) {
   w->xb = svi_alloc64(sizeof(double) * pfi_ld(pn));
   w->lexrow = svi_alloc64(sizeof(double) * (LEX_ROWS + 1) * pn);
   w->cand = malloc(sizeof(int) * pfi_ld(pn));
+  w->lexpos = calloc((size_t)pn, sizeof(int));
+  w->lexneed = malloc(sizeof(int) * 2 * pn);
   if (!w->T || !w->Mreg || !w->basis || !w->scratch || !w->first_eta || !w->eta || !w->eta_row || !w->eta_inv || !w->xb ||
-      !w->lexrow || !w->cand) {
+      !w->lexrow || !w->cand || !w->lexpos || !w->lexneed) {
     svi_lcp_work_destroy(w);
     return NULL;
   }
@@ -112,6 +116,8 @@ void svi_lcp_work_destroy(svi_lcp_work* w) {
   free(w->xb);
   free(w->lexrow);
   free(w->cand);
+  free(w->lexpos);
+  free(w->lexneed);
   free(w);
 }
 
@@ -436,7 +442,7 @@ static int pfi_first_touch(const svi_lcp_work* w, int n, int r0, int r1) {
   return t < w->neta ? t : w->neta;
 }
 
-/* Rows of B^-1 in one pass over the eta file (y[b] <- row rows[b], b < K; K = 1 or 2, a
+/* Rows of B^-1 in one pass over the eta file (y[b] <- row rows[b], b < K; K = 1, 2 or 4, a
  * constant in each inlined copy so that the loops unroll): the tied rows of a degenerate ratio
  * test (pfi_lex_ties).  Each row's arithmetic is one BTRAN's,
  * y^T = e_r0^T E_k^-1 ... E_1^-1, in which only component r_t changes at eta t; the dot products
@@ -452,11 +458,21 @@ static inline __attribute__((always_inline)) void btran_rows(const svi_lcp_work*
   for (int t = w->neta - 1; t >= 0; t--) {
     int r = w->eta_row[t];
     const double* restrict e = w->eta + (size_t)t * w->ld;
-    double s[LEX_ROWS][4] = {{0}};
+    svi_v4d acc[LEX_ROWS];   /* lane k: the partial sum over i = k (mod 4), one register a row */
+    double* restrict yb[LEX_ROWS];
+    for (int b = 0; b < K; b++) { acc[b] = (svi_v4d){0, 0, 0, 0}; yb[b] = y[b]; }
     int i = 0;
-    for (; i + 4 <= n; i += 4)
-      for (int b = 0; b < K; b++)
-        for (int k = 0; k < 4; k++) s[b][k] += y[b][i + k] * e[i + k];
+    for (; i + 4 <= n; i += 4) {
+      svi_v4d ev;
+      memcpy(&ev, e + i, sizeof(ev));
+      for (int b = 0; b < K; b++) {
+        svi_v4d yv;
+        memcpy(&yv, yb[b] + i, sizeof(yv));
+        acc[b] += yv * ev;
+      }
+    }
+    double s[LEX_ROWS][4];
+    for (int b = 0; b < K; b++) memcpy(s[b], &acc[b], sizeof(acc[b]));
     for (; i < n; i++)
       for (int b = 0; b < K; b++) s[b][0] += y[b][i] * e[i];
     for (int b = 0; b < K; b++) {
@@ -472,6 +488,10 @@ SVI_SIMD static void pfi_btran_row1(const svi_lcp_work* w, int n, const int* row
 
 SVI_SIMD static void pfi_btran_rows2(const svi_lcp_work* w, int n, const int* rows, double* const* y) {
   btran_rows(w, n, 2, rows, y);
+}
+
+SVI_SIMD static void pfi_btran_rows4(const svi_lcp_work* w, int n, const int* rows, double* const* y) {
+  btran_rows(w, n, LEX_ROWS, rows, y);
 }
 
 /* The entering column B^-1 a is formed in the next free slot of the eta file, which the pivot
@@ -680,59 +700,132 @@ int svi_kern_ratio_ties(int n, const double* x, const double* a, double tol, dou
 
 /* pfi_ratio_test's lexicographic test of tied rows, the tableau's rule: the running best r
  * against each tied row i in turn, replaced when row i of [B^-1] / a_i comes first in the
- * perturbation's order and signs (lexico_cmp, tolerance 1e-13).  Component c of those rows needs
- * no BTRAN while no eta has pivoted on row c: BTRAN never changes component c of a row, so it is
- * 1 in row c and 0 in every other, exactly.  A comparison reads those components, in the order,
- * up to the first component whose row has been pivoted on (the same for every comparison of the
- * test); one still tied there forms the two rows by BTRAN (the best's is kept while it stays the
- * best) and goes on from that component.  The same values and decisions as comparing whole rows,
- * so the same leaving row.  On degenerate LCPs, where ties of tens of rows recur at every pivot
- * (equal contacts landing flat: the simultaneous law (31) for a plate on 100 supports, a robot's
- * feet of 7 x 7 points), most comparisons end on such a component (docs/benchmarks.md has the
- * figures). */
+ * perturbation's order and signs (lexico_cmp, tolerance 1e-13).
+ *
+ * Component c of those rows needs no BTRAN while no eta has pivoted on row c: BTRAN never changes
+ * component c of a row, so it is 1 in row c and 0 in every other, exactly.  The components before
+ * the first pivoted one in the order are such "free" components (kfree of them); a comparison in
+ * which row i or row r has its own place among them is decided there (free_cmp), and one in which
+ * neither has goes on from component kfree on the two rows, by BTRAN.  The same values and
+ * decisions as comparing whole rows, so the same leaving row.
+ *
+ * Which comparisons need rows is known before any row is formed: a comparison needs them exactly
+ * when neither row has a free place, and whether the best has one follows from the free decisions
+ * alone (a row without a free place loses to or beats one with a free place whichever of the rows
+ * without it holds the best).  So the rows needed are listed first (lexneed) and formed LEX_ROWS
+ * to a pass (one read of the eta file; each row's bits do not depend on the rows formed with it),
+ * the best's row kept.  On degenerate LCPs, where ties of tens of rows recur at every pivot (equal
+ * contacts landing flat: the simultaneous law (31) for a plate on 100 supports, a robot's feet of
+ * 7 x 7 points), most comparisons end on a free component (docs/benchmarks.md has the figures). */
+
+/* i against r on the free components (their places pi, pr, 0: none): < 0, > 0, or 0 (no free
+ * component decides) */
+static int free_cmp(const perturbation* pt, int pi, int pr, double ai, double ar, double tol) {
+  int p[2] = {pi, pr};
+  if (pi && pr && pr < pi) { p[0] = pr; p[1] = pi; }
+  for (int t = 0; t < 2; t++) {
+    if (!p[t]) continue;
+    int k = p[t] - 1;
+    double sg = pt->sign ? pt->sign[k] : 1.0;
+    double x = sg * (p[t] == pi ? 1.0 : 0.0) / ai, y = sg * (p[t] == pr ? 1.0 : 0.0) / ar;
+    if (x < y - tol) return -1;
+    if (x > y + tol) return 1;
+  }
+  return 0;
+}
+
 static int pfi_lex_ties(svi_lcp_work* w, int n, const double* a, const int* cand, int ncand,
                         const perturbation* pt) {
   const double tol = 1e-13;
   svi_order_ready(pt->lazy);
-  double *buf[2] = {w->lexrow, w->lexrow + n}, *rr = NULL;
-  int kfree = 0, r = cand[0];   /* components 0 .. kfree - 1: rows not pivoted on */
-  double ar = a[r];
-  for (int m = 1; m < ncand; m++) {
-    int i = cand[m], c = 0, k = 0;
-    double ai = a[i];
+  if (ncand == 2) {   /* one comparison (the small LCPs' usual tie): the free components as far as it reads */
+    int i = cand[1], r = cand[0], c = 0, k = 0;
     for (; k < n && !c; k++) {
       int col = pt->order ? pt->order[k] : k;
-      if (k == kfree) {
-        if (w->first_eta[col] < w->neta) break;
-        kfree++;
-      }
+      if (w->first_eta[col] < w->neta) break;
       if (col != i && col != r) continue;   /* 0 in both rows */
       double sg = pt->sign ? pt->sign[k] : 1.0;
-      double x = sg * (i == col ? 1.0 : 0.0) / ai, y = sg * (r == col ? 1.0 : 0.0) / ar;
+      double x = sg * (i == col ? 1.0 : 0.0) / a[i], y = sg * (r == col ? 1.0 : 0.0) / a[r];
       if (x < y - tol) c = -1;
       else if (x > y + tol) c = 1;
     }
-    double* ri = NULL;
-    if (!c && k < n) {   /* tied up to a pivoted component: the rows, from there on */
-      ri = rr == buf[0] ? buf[1] : buf[0];
-      if (rr) {
-        int rows[1] = {i};
-        double* y[1] = {ri};
-        pfi_btran_row1(w, n, rows, y);
-      } else {
-        rr = ri == buf[0] ? buf[1] : buf[0];
-        int rows[2] = {i, r};
-        double* y[2] = {ri, rr};
-        pfi_btran_rows2(w, n, rows, y);
-      }
-      c = lexico_cmp_from(ri, rr, n, ai, ar, tol, pt, k);
+    if (!c && k < n) {
+      int rows[2] = {i, r};
+      double* y[2] = {w->lexrow, w->lexrow + n};
+      pfi_btran_rows2(w, n, rows, y);
+      c = lexico_cmp_from(y[0], y[1], n, a[i], a[r], tol, pt, k);
     }
-    if (c < 0) {
-      r = i;
-      ar = ai;
-      rr = ri;   /* NULL when a free component decided: the new best's row is not formed */
+    return c < 0 ? i : r;
+  }
+  int *pos = w->lexpos, *need = w->lexneed, kfree = 0;
+  for (; kfree < n; kfree++) {
+    int col = pt->order ? pt->order[kfree] : kfree;
+    if (w->first_eta[col] < w->neta) break;
+    pos[col] = kfree + 1;
+  }
+  /* the rows the comparisons will need, in the order they are needed: per run of comparisons
+   * between rows without a free place, the best's at its start and every challenger's */
+  int nneed = 0, best = cand[0], listed = 0, ok = 1;
+  for (int m = 1; m < ncand && ok; m++) {
+    int i = cand[m], c = 0;
+    if (pos[i] || pos[best]) {
+      c = free_cmp(pt, pos[i], pos[best], a[i], a[best], tol);
+      ok = c != 0 || kfree == n;   /* (a tie on a free place: 1 / a_i within 1e-13, not met) */
+      if (c < 0) { best = i; listed = 0; }
+    } else if (kfree < n) {
+      if (!listed) need[nneed++] = best;
+      need[nneed++] = i;
+      listed = 1;   /* the best is one of the rows listed, which one only the rows tell */
     }
   }
+  double* buf[LEX_ROWS + 1];
+  int held[LEX_ROWS + 1], next = 0, r = cand[0], rb = -1;   /* rb: the best's buffer, or -1 */
+  for (int b = 0; b <= LEX_ROWS; b++) { buf[b] = w->lexrow + (size_t)b * n; held[b] = -1; }
+  double ar = a[r];
+  for (int m = 1; m < ncand; m++) {
+    int i = cand[m], c = 0, ib = -1;
+    double ai = a[i];
+    if (pos[i] || pos[r]) c = free_cmp(pt, pos[i], pos[r], ai, ar, tol);
+    if (!c && kfree < n) {   /* the rows, from component kfree on */
+      for (int b = 0; b <= LEX_ROWS; b++) {
+        if (held[b] == i) ib = b;
+        if (held[b] == r) rb = b;
+      }
+      if (ib < 0 || rb < 0) {
+        /* a pass: i's row, the best's if it is not kept, then the rows listed after i's; the
+         * buffers of rows already compared are free (each row is compared once, the best's is
+         * kept).  Where the list does not hold i (ok == 0), the two rows alone. */
+        int rows[LEX_ROWS], nr = 0, freeb[LEX_ROWS + 1], nfree = 0;
+        double* y[LEX_ROWS];
+        for (int b = 0; b <= LEX_ROWS; b++)
+          if (b != rb && b != ib) { held[b] = -1; freeb[nfree++] = b; }
+        if (ib < 0) { rows[nr] = i; held[freeb[nr]] = i; ib = freeb[nr]; y[nr] = buf[ib]; nr++; }
+        if (rb < 0) { rows[nr] = r; held[freeb[nr]] = r; rb = freeb[nr]; y[nr] = buf[rb]; nr++; }
+        while (ok && next < nneed && need[next] != i) next++;
+        for (int t = next + 1; ok && t < nneed && nr < LEX_ROWS && nr < nfree - 1; t++) {
+          if (need[t] == r) continue;
+          rows[nr] = need[t];
+          held[freeb[nr]] = need[t];
+          y[nr] = buf[freeb[nr]];
+          nr++;
+        }
+        if (nr == 1) pfi_btran_row1(w, n, rows, y);
+        else if (nr == 2) pfi_btran_rows2(w, n, rows, y);
+        else {
+          for (int t = nr; t < LEX_ROWS; t++) { rows[t] = -1; y[t] = buf[freeb[nfree - 1]]; }
+          pfi_btran_rows4(w, n, rows, y);
+        }
+      }
+      c = lexico_cmp_from(buf[ib], buf[rb], n, ai, ar, tol, pt, kfree);
+    }
+    if (c < 0) {
+      if (rb >= 0) held[rb] = -1;
+      r = i;
+      ar = ai;
+      rb = ib;   /* -1 when a free component decided: the new best's row is not formed here */
+    } else if (ib >= 0) held[ib] = -1;
+  }
+  for (int k = 0; k < kfree; k++) pos[pt->order ? pt->order[k] : k] = 0;
   return r;
 }
 
