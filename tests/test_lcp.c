@@ -99,6 +99,21 @@ static void test_degenerate(void) {
   svi_lcp_work_destroy(w);
 }
 
+/* The product form (svi_lcp_lemke_prepared) against the tableau (svi_lcp_lemke_perturbed) on one
+ * LCP under an order and signs (NULL: identity, +1): 1 if they differ in status, pivots or z beyond
+ * 1e-9 of |z|; *pivots += the product form's pivots */
+static int pfi_differs(svi_lcp_work* w, int n, const double* M, double mnorm, const double* q, const int* order,
+                       const double* sign, double* z, double* zp, int* pivots) {
+  svi_lcp_info it, ip;
+  int st = svi_lcp_lemke_perturbed(w, n, M, q, NULL, order, sign, NULL, z, &it);
+  svi_lcp_prepared P = {.M = M, .mnorm = mnorm};
+  int stp = svi_lcp_lemke_prepared(w, n, &P, q, NULL, order, sign, NULL, zp, &ip);
+  double d = 0, zs = 1e-300;
+  for (int i = 0; i < n; i++) { d = fmax(d, fabs(z[i] - zp[i])); zs = fmax(zs, fabs(z[i])); }
+  *pivots += ip.pivots;
+  return st != SVI_OK || stp != SVI_OK || d > 1e-9 * zs || ip.pivots != it.pivots;
+}
+
 /* Degenerate LCPs of the product form's size with ties of many rows at most pivots: q = -1 on
  * every fourth row and 0 on the others (the normal rows of equal contacts at a flat landing, their
  * friction rows), so that once z0 has entered every row of q = -1 is at zero and ties with the
@@ -135,16 +150,7 @@ static void test_degenerate_ties(void) {
       int j = (int)(rnd(9400 + t, i) * (i + 1));
       int x = order[i]; order[i] = order[j]; order[j] = x;
     }
-    const int* o = t % 2 ? order : NULL;
-    const double* sg = t % 2 ? sign : NULL;
-    svi_lcp_info it, ip;
-    int st = svi_lcp_lemke_perturbed(w, n, M, q, NULL, o, sg, NULL, z, &it);
-    svi_lcp_prepared P = {.M = M, .mnorm = mn};
-    int stp = svi_lcp_lemke_prepared(w, n, &P, q, NULL, o, sg, NULL, zp, &ip);
-    double d = 0, zs = 1e-300;
-    for (int i = 0; i < n; i++) { d = fmax(d, fabs(z[i] - zp[i])); zs = fmax(zs, fabs(z[i])); }
-    bad += st != SVI_OK || stp != SVI_OK || d > 1e-9 * zs || ip.pivots != it.pivots;
-    pivots += ip.pivots;
+    bad += pfi_differs(w, n, M, mn, q, t % 2 ? order : NULL, t % 2 ? sign : NULL, z, zp, &pivots);
     runs++;
   }
   CHECK(bad == 0 && pivots > runs * 16, "degenerate ties, product form vs tableau: %d of %d differ (%d pivots)",
@@ -201,14 +207,7 @@ static void test_large_pfi(void) {
       for (int j = 0; j < n; j++) r += fabs(M[i * n + j]);
       mn = fmax(mn, r);
     }
-    svi_lcp_info it, ip;
-    int st = svi_lcp_lemke(w, n, M, q, NULL, NULL, z, &it);
-    svi_lcp_prepared P = {.M = M, .mnorm = mn};
-    int stp = svi_lcp_lemke_prepared(w, n, &P, q, NULL, NULL, NULL, NULL, zp, &ip);
-    double d = 0, zs = 1e-300;
-    for (int i = 0; i < n; i++) { d = fmax(d, fabs(z[i] - zp[i])); zs = fmax(zs, fabs(z[i])); }
-    bad += st != SVI_OK || stp != SVI_OK || d > 1e-9 * zs || ip.pivots != it.pivots;
-    pivots += ip.pivots;
+    bad += pfi_differs(w, n, M, mn, q, NULL, NULL, z, zp, &pivots);
   }
   CHECK(bad == 0 && pivots > 12 * 20, "product form vs tableau, n = 64..96: %d of 12 differ (%d pivots)", bad, pivots);
   double dsub[2] = {1, 1e-310}, M2[4] = {2, 1, 1, 2}, q2[2] = {-1, -1};

@@ -32,8 +32,9 @@
  *    whether both gave the same qvel bits.
  * --count runs STEPS impact-free steps of one variant inside bench_free_steps(), for
  *    valgrind --tool=callgrind --toggle-collect=bench_free_steps (tests/bench/overhead_callgrind.sh).
- * --impact MODEL.xml REPS runs the impact step of the model's first event REPS times inside
- *    impact_steps() and native mj_step from the same state inside native_steps(), for
+ * --impact MODEL.xml REPS [LAW] runs the impact step of the model's first event REPS times inside
+ *    impact_steps() (under LAW instead of the model's law if given: setvalued, simultaneous, ...)
+ *    and native mj_step from the same state inside native_steps(), for
  *    valgrind --tool=callgrind --toggle-collect=impact_steps (or native_steps); --plate N DIR,
  *    --tower K, --bin K, --legs K and --snake K write the model of table C or E and print its path.
  * --preview MODEL.xml N draws the first event's outcomes for seeds 1000 .. 1000 + N - 1 by one
@@ -556,12 +557,18 @@ __attribute__((noinline)) void native_steps(svi_instance* in, pair* p, int reps)
   }
 }
 
-static int impact_mode(const char* path, int reps) {
+static int impact_mode(const char* path, int reps, const char* law_name) {
+  int law = law_name ? svi_law_from_name(law_name) : -1;
+  if (law_name && law < 0) {
+    fprintf(stderr, "--impact: unknown law '%s' (setvalued, simultaneous, sequential, native, propagative)\n", law_name);
+    return 1;
+  }
   pair p;
   svi_instance* in = first_event(path, &p);
   if (!in) { free_pair(&p); return 1; }
-  svi_event ev = *svi_event_get(in, 0);
+  if (law >= 0) svi_set_law(in, law);   /* the event's steps below under that law */
   impact_steps(in, &p, reps);
+  svi_event ev = *svi_event_get(in, svi_event_count(in) - 1);
   uint64_t hash = bench_fnv(BENCH_FNV0, p.d->qvel, (size_t)p.m->nv);   /* the last impact step's qvel */
   native_steps(in, &p, reps);
   printf("MuJoCo %s, %s: %d impact steps (%d contacts, %d LCPs, status %d), hash of qvel %016llx, "
@@ -651,7 +658,8 @@ static void law_cost(const char* dir, const char* file, int reps) {
 
 int main(int argc, char** argv) {
   if (argc == 5 && !strcmp(argv[1], "--count")) return count_mode(argv[2], argv[3], atoi(argv[4]));
-  if (argc == 4 && !strcmp(argv[1], "--impact")) return impact_mode(argv[2], atoi(argv[3]));
+  if ((argc == 4 || argc == 5) && !strcmp(argv[1], "--impact"))
+    return impact_mode(argv[2], atoi(argv[3]), argc == 5 ? argv[4] : NULL);
   if (argc == 4 && !strcmp(argv[1], "--preview")) return preview_mode(argv[2], atoi(argv[3]));
   if (argc == 3 && (!strcmp(argv[1], "--legs") || !strcmp(argv[1], "--snake"))) {
     char path[256];
@@ -692,7 +700,7 @@ int main(int argc, char** argv) {
   if (!dir || dir[0] == '-') {
     fprintf(stderr,
             "usage: %s [MODEL_DIR] [--quick] [--only=TABLES]   (TABLES: any of A B C D E F G H; default models)\n"
-            "       %s --impact MODEL.xml STEPS | --count MODEL.xml MODE STEPS | --plate N DIR | --tower K | --bin K | --legs K | --snake K\n",
+            "       %s --impact MODEL.xml STEPS [LAW] | --count MODEL.xml MODE STEPS | --plate N DIR | --tower K | --bin K | --legs K | --snake K\n",
             argv[0], argv[0]);
     return 2;
   }
