@@ -26,6 +26,7 @@
 #define PFI_NMAX SVI_PFI_NMAX
 #define PFI_KMAX(n) (2 * (n) + 16)
 #define LEX_ROWS 4   /* rows of B^-1 one BTRAN pass forms at most */
+#define LEX_TOL 1e-13   /* the lexicographic test's tolerance on the scaled components */
 
 struct svi_lcp_work {
   int     nmax;
@@ -272,7 +273,7 @@ static int ratio_test(const double* T, const int* basis, int n, int ncol, int c,
     double a = T[i * ncol + c];
     if (a <= piv_tol || T[i * ncol + rhs] / a > best + tie) continue;
     if (basis[i] == z0) return i;
-    if (r < 0 || lexico_cmp(T + i * ncol, T + r * ncol, n, a, ar, 1e-13, pt) < 0) {
+    if (r < 0 || lexico_cmp(T + i * ncol, T + r * ncol, n, a, ar, LEX_TOL, pt) < 0) {
       r = i;
       ar = a;
     }
@@ -305,7 +306,7 @@ static int lemke_path(svi_lcp_work* w, int n, const double* M, const double* q, 
     double di = -T[i * ncol + z0];
     double t = q[i] / di;
     if (r < 0 || t < best - 1e-11 * (1 + fabs(best)) ||
-        (t <= best + 1e-11 * (1 + fabs(best)) && lexico_cmp(T + i * ncol, T + r * ncol, n, di, dr, 1e-13, pt) < 0)) {
+        (t <= best + 1e-11 * (1 + fabs(best)) && lexico_cmp(T + i * ncol, T + r * ncol, n, di, dr, LEX_TOL, pt) < 0)) {
       if (t < best) best = t;
       r = i;
       dr = di;
@@ -700,7 +701,7 @@ int svi_kern_ratio_ties(int n, const double* x, const double* a, double tol, dou
 
 /* pfi_ratio_test's lexicographic test of tied rows, the tableau's rule: the running best r
  * against each tied row i in turn, replaced when row i of [B^-1] / a_i comes first in the
- * perturbation's order and signs (lexico_cmp, tolerance 1e-13).
+ * perturbation's order and signs (lexico_cmp, tolerance LEX_TOL).
  *
  * Component c of those rows needs no BTRAN while no eta has pivoted on row c: BTRAN never changes
  * component c of a row, so it is 1 in row c and 0 in every other, exactly.  The components before
@@ -734,21 +735,29 @@ static int free_cmp(const perturbation* pt, int pi, int pr, double ai, double ar
   return 0;
 }
 
+/* i against r on the free components, read in the order only as far as a decision or the first
+ * pivoted component (*kstop: that component, when it returns 0; n when every one is free) */
+static int free_scan(const svi_lcp_work* w, int n, const perturbation* pt, int i, int r, double ai, double ar,
+                     int* kstop) {
+  svi_order_ready(pt->lazy);
+  int c = 0, k = 0;
+  for (; k < n && !c; k++) {
+    int col = pt->order ? pt->order[k] : k;
+    if (w->first_eta[col] < w->neta) break;
+    if (col != i && col != r) continue;   /* 0 in both rows */
+    c = free_cmp(pt, col == i ? k + 1 : 0, col == r ? k + 1 : 0, ai, ar, LEX_TOL);
+  }
+  *kstop = k;
+  return c;
+}
+
 static int pfi_lex_ties(svi_lcp_work* w, int n, const double* a, const int* cand, int ncand,
                         const perturbation* pt) {
-  const double tol = 1e-13;
+  const double tol = LEX_TOL;
   svi_order_ready(pt->lazy);
-  if (ncand == 2) {   /* one comparison (the small LCPs' usual tie): the free components as far as it reads */
-    int i = cand[1], r = cand[0], c = 0, k = 0;
-    for (; k < n && !c; k++) {
-      int col = pt->order ? pt->order[k] : k;
-      if (w->first_eta[col] < w->neta) break;
-      if (col != i && col != r) continue;   /* 0 in both rows */
-      double sg = pt->sign ? pt->sign[k] : 1.0;
-      double x = sg * (i == col ? 1.0 : 0.0) / a[i], y = sg * (r == col ? 1.0 : 0.0) / a[r];
-      if (x < y - tol) c = -1;
-      else if (x > y + tol) c = 1;
-    }
+  if (ncand == 2) {   /* one comparison (the small LCPs' usual tie): the order read only as far as it decides */
+    int i = cand[1], r = cand[0], k;
+    int c = free_scan(w, n, pt, i, r, a[i], a[r], &k);
     if (!c && k < n) {
       int rows[2] = {i, r};
       double* y[2] = {w->lexrow, w->lexrow + n};
@@ -770,7 +779,7 @@ static int pfi_lex_ties(svi_lcp_work* w, int n, const double* a, const int* cand
     int i = cand[m], c = 0;
     if (pos[i] || pos[best]) {
       c = free_cmp(pt, pos[i], pos[best], a[i], a[best], tol);
-      ok = c != 0 || kfree == n;   /* (a tie on a free place: 1 / a_i within 1e-13, not met) */
+      ok = c != 0 || kfree == n;   /* (a tie on a free place: 1 / a_i within LEX_TOL, not met) */
       if (c < 0) { best = i; listed = 0; }
     } else if (kfree < n) {
       if (!listed) need[nneed++] = best;
@@ -921,15 +930,9 @@ static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, co
   for (int i = 0, scan = r < 0; scan && i < n; i++) {
     double di = d ? d[i] : 1.0, t = q[i] / di;
     int better = r < 0 || t < best - 1e-11 * (1 + fabs(best));
-    if (!better && t <= best + 1e-11 * (1 + fabs(best))) {
-      svi_order_ready(pt->lazy);
-      for (int k = 0; k < n; k++) {   /* rows i and r of I scaled by 1/d */
-        int c = pt->order ? pt->order[k] : k;
-        double sg = pt->sign ? pt->sign[k] : 1.0;
-        double x = sg * (c == i ? 1.0 : 0.0) / di, y = sg * (c == r ? 1.0 : 0.0) / dr;
-        if (x < y - 1e-13) { better = 1; break; }
-        if (x > y + 1e-13) break;
-      }
+    if (!better && t <= best + 1e-11 * (1 + fabs(best))) {   /* rows i and r of I scaled by 1/d */
+      int k;
+      better = free_scan(w, n, pt, i, r, di, dr, &k) < 0;
     }
     if (better) {
       if (t < best) best = t;

@@ -560,7 +560,9 @@ __attribute__((noinline)) void native_steps(svi_instance* in, pair* p, int reps)
 static int impact_mode(const char* path, int reps, const char* law_name) {
   int law = law_name ? svi_law_from_name(law_name) : -1;
   if (law_name && law < 0) {
-    fprintf(stderr, "--impact: unknown law '%s' (setvalued, simultaneous, sequential, native, propagative)\n", law_name);
+    fprintf(stderr, "--impact: unknown law '%s' (one of:", law_name);
+    for (int l = 0; l < SVI_NLAW; l++) fprintf(stderr, " %s", svi_law_name((svi_law)l));
+    fprintf(stderr, ")\n");
     return 1;
   }
   pair p;
