@@ -117,6 +117,11 @@ static void* run_job(void* arg) {
   const svi_sobol* so = jb->sobol;
   uint32_t* rows = so ? malloc(sizeof(uint32_t) * (size_t)SOBOL_BATCH * so->dim) : NULL;
   if (so && !rows) { jb->status = SVI_ERR_NOMEM; svi_impact_destroy(s); return NULL; }
+  /* the partial sums on this thread's stack, stored once at the end: the jobs lie side by side in
+   * svi_approximate's array (208 bytes each), so a store a sample into jb->st can write the cache
+   * line that holds the next job's first fields, which its thread reloads every sample (the byte
+   * store into jb->accepted may alias them) */
+  svi_approx_stats acc = jb->st;
   for (long long k = jb->k0; k < jb->k1; k++) {
     svi_sample_info info;
     double* v = jb->v_out + k * def->nv;
@@ -134,18 +139,19 @@ static void* run_job(void* arg) {
     int ok = info.accepted;
     if (jb->accepted) jb->accepted[k] = (unsigned char)ok;
     if (jb->lcps) jb->lcps[k] = info.lcps;
-    jb->st.accepted += ok;
-    jb->st.failed += info.status != SVI_OK && info.status != SVI_ERR_REJECTED;
-    jb->st.rejected += info.status == SVI_ERR_REJECTED;
-    jb->st.colliding += info.status == SVI_OK && !ok;
-    jb->st.lcps += info.lcps;
-    jb->st.lcp_rejects += info.lcp_rejects;
-    jb->st.step_retries += info.step_retries;
-    jb->st.sample_retries += info.sample_retries;
-    jb->st.max_residual = fmax(jb->st.max_residual, info.residual);
+    acc.accepted += ok;
+    acc.failed += info.status != SVI_OK && info.status != SVI_ERR_REJECTED;
+    acc.rejected += info.status == SVI_ERR_REJECTED;
+    acc.colliding += info.status == SVI_OK && !ok;
+    acc.lcps += info.lcps;
+    acc.lcp_rejects += info.lcp_rejects;
+    acc.step_retries += info.step_retries;
+    acc.sample_retries += info.sample_retries;
+    acc.max_residual = fmax(acc.max_residual, info.residual);
     if (info.ke_before > 0)
-      jb->st.max_energy_ratio = fmax(jb->st.max_energy_ratio, info.ke_after / info.ke_before);
+      acc.max_energy_ratio = fmax(acc.max_energy_ratio, info.ke_after / info.ke_before);
   }
+  jb->st = acc;
   free(rows);
   svi_impact_destroy(s);
   return NULL;

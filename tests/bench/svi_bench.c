@@ -3,9 +3,10 @@
  *   svi-bench [--quick] [--markdown] [--propagative] [--only=123]
  *   svi-bench --one EXAMPLE auto|lemke|random|enumerate K    only K samples of Algorithm 1 (for
  *                                                            callgrind's instruction counts)
- *   svi-bench --alg2 EXAMPLE LOG2 THREADS                    Algorithm 2 with 2^LOG2 samples (paper's
+ *   svi-bench --alg2 EXAMPLE LOG2 THREADS [REPS]             Algorithm 2 with 2^LOG2 samples (paper's
  *                                                            h and N, Sobol budgets, branch auto):
- *                                                            wall seconds and a checksum of the set
+ *                                                            wall seconds and a checksum of the set,
+ *                                                            REPS times (then min / median / max)
  *
  * 1. Per reference problem: LCPs per sample, us per sample (median and mean over individually
  *    timed samples, one thread), us per LCP, next to the paper's Table 3.
@@ -331,11 +332,14 @@ static int run_one(const char* name, const char* rule, long long K) {
   return 0;
 }
 
-static int run_alg2(const char* name, int lg, int threads) {
+/* --alg2: reps runs of the same set (each run's wall time; the set must be the same bits each
+ * time), then the minimum, median and maximum: one run's figure moves by +-20 % with the load of
+ * this 2-core VM */
+static int run_alg2(const char* name, int lg, int threads, int reps) {
   svi_example ex;
   if (svi_example_get(name, &ex) != SVI_OK) { fprintf(stderr, "unknown example %s\n", name); return 2; }
-  if (lg < 0 || lg > 30 || threads < 0) {
-    fprintf(stderr, "LOG2 must be 0..30 and THREADS >= 0 (0: one per core)\n");
+  if (lg < 0 || lg > 30 || threads < 0 || reps < 1 || reps > 99) {
+    fprintf(stderr, "LOG2 must be 0..30, THREADS >= 0 (0: one per core) and REPS 1..99\n");
     return 2;
   }
   bench_print_machine();
@@ -348,14 +352,29 @@ static int run_alg2(const char* name, int lg, int threads) {
   c.threads = threads;
   double* V = malloc(sizeof(double) * (size_t)M * def.nv);
   if (!V) { fprintf(stderr, "out of memory for 2^%d samples\n", lg); return 1; }
-  svi_approx_stats st;
-  svi_approximate(&def, &c, V, NULL, NULL, &st);
-  double sum = 0;
-  for (long long i = 0; i < M * def.nv; i++) sum += V[i];
-  printf("Algorithm 2, %s, 2^%d samples, %d threads: %.3f s wall, %lld accepted, %lld LCPs, sum of v+ %.17g\n",
-         name, lg, threads, st.wall_seconds, st.accepted, st.lcps, sum);
+  double wall[99];
+  uint64_t hash0 = 0;
+  int differ = 0;
+  for (int r = 0; r < reps; r++) {
+    svi_approx_stats st;
+    svi_approximate(&def, &c, V, NULL, NULL, &st);
+    double sum = 0;
+    for (long long i = 0; i < M * def.nv; i++) sum += V[i];
+    uint64_t hash = bench_fnv(BENCH_FNV0, V, (size_t)(M * def.nv));   /* every bit of the set */
+    if (r == 0) hash0 = hash;
+    differ |= hash != hash0;
+    wall[r] = st.wall_seconds;
+    printf("Algorithm 2, %s, 2^%d samples, %d threads: %.3f s wall, %lld accepted, %lld LCPs, sum of v+ %.17g\n",
+           name, lg, threads, st.wall_seconds, st.accepted, st.lcps, sum);
+  }
   free(V);
-  return 0;
+  if (reps > 1) {
+    qsort(wall, (size_t)reps, sizeof(double), cmp_double);
+    double med = reps % 2 ? wall[reps / 2] : 0.5 * (wall[reps / 2 - 1] + wall[reps / 2]);
+    printf("%d runs: %.3f / %.3f / %.3f s (min / median / max)%s\n", reps, wall[0], med, wall[reps - 1],
+           differ ? "; THE SETS DIFFER between runs" : ", the same set each run");
+  }
+  return differ;
 }
 
 /* 5. A tower of K free boxes (0.2 m cubes, 1 kg) with C contacts per face on a grid (3-D
@@ -454,16 +473,18 @@ static int usage(const char* prog) {
   fprintf(stderr,
           "usage: %s [--quick] [--only=TABLES] [--propagative]\n"
           "       %s --one EXAMPLE RULE K      K samples of one example (RULE: auto, lemke, random, enumerate)\n"
-          "       %s --alg2 EXAMPLE LOG2 THREADS\n"
+          "       %s --alg2 EXAMPLE LOG2 THREADS [REPS]   REPS runs (default 1), then min / median / max\n"
           "TABLES: any of 1 (per sample), 2 (Algorithm 2), 3 (against Siconos), 5 (dense against low-rank Lemke)\n",
           prog, prog, prog);
   return 2;
 }
 
 int main(int argc, char** argv) {
-  if (argc > 1 && (!strcmp(argv[1], "--one") || !strcmp(argv[1], "--alg2")) && argc != 5) return usage(argv[0]);
+  if (argc > 1 && !strcmp(argv[1], "--one") && argc != 5) return usage(argv[0]);
+  if (argc > 1 && !strcmp(argv[1], "--alg2") && argc != 5 && argc != 6) return usage(argv[0]);
   if (argc == 5 && !strcmp(argv[1], "--one")) return run_one(argv[2], argv[3], atoll(argv[4]));
-  if (argc == 5 && !strcmp(argv[1], "--alg2")) return run_alg2(argv[2], atoi(argv[3]), atoi(argv[4]));
+  if (!strcmp(argc > 1 ? argv[1] : "", "--alg2"))
+    return run_alg2(argv[2], atoi(argv[3]), atoi(argv[4]), argc == 6 ? atoi(argv[5]) : 1);
   int quick = 0, propagative = 0;
   const char* only = NULL;
   for (int i = 1; i < argc; i++) {
