@@ -335,10 +335,12 @@ static int run_one(const char* name, const char* rule, long long K) {
 /* --alg2: reps runs of the same set (each run's wall time; the set must be the same bits each
  * time), then the minimum, median and maximum: one run's figure moves by +-20 % with the load of
  * this 2-core VM */
+enum { ALG2_MAX_REPS = 99 };
+
 static int run_alg2(const char* name, int lg, int threads, int reps) {
   svi_example ex;
   if (svi_example_get(name, &ex) != SVI_OK) { fprintf(stderr, "unknown example %s\n", name); return 2; }
-  if (lg < 0 || lg > 30 || threads < 0 || reps < 1 || reps > 99) {
+  if (lg < 0 || lg > 30 || threads < 0 || reps < 1 || reps > ALG2_MAX_REPS) {
     fprintf(stderr, "LOG2 must be 0..30, THREADS >= 0 (0: one per core) and REPS 1..99\n");
     return 2;
   }
@@ -352,7 +354,7 @@ static int run_alg2(const char* name, int lg, int threads, int reps) {
   c.threads = threads;
   double* V = malloc(sizeof(double) * (size_t)M * def.nv);
   if (!V) { fprintf(stderr, "out of memory for 2^%d samples\n", lg); return 1; }
-  double wall[99];
+  double wall[ALG2_MAX_REPS];
   uint64_t hash0 = 0;
   int differ = 0;
   for (int r = 0; r < reps; r++) {
@@ -483,7 +485,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && !strcmp(argv[1], "--one") && argc != 5) return usage(argv[0]);
   if (argc > 1 && !strcmp(argv[1], "--alg2") && argc != 5 && argc != 6) return usage(argv[0]);
   if (argc == 5 && !strcmp(argv[1], "--one")) return run_one(argv[2], argv[3], atoll(argv[4]));
-  if (!strcmp(argc > 1 ? argv[1] : "", "--alg2"))
+  if (argc > 1 && !strcmp(argv[1], "--alg2"))
     return run_alg2(argv[2], atoi(argv[3]), atoi(argv[4]), argc == 6 ? atoi(argv[5]) : 1);
   int quick = 0, propagative = 0;
   const char* only = NULL;
