@@ -110,4 +110,38 @@ static inline void box3d_flat(box3d* b, const double* h, const double* v, double
       box3d_add_contact(b, r, up, mu);
     }
 }
+
+/* A tower of K free 0.2 m cubes (1 kg, inertia 0.08 / 12) stacked on the floor, C contact points
+ * on a grid on each bottom face (friction 0.6, nt = 2), the top one landing at 1 m/s: M (6K x 6K),
+ * Jn (KC x 6K), Jt (2KC x 6K), mu (KC), v (6K).  svi-bench's table 5, test_rebuild. */
+static inline void box3d_tower(int K, int C, double* M, double* Jn, double* Jt, double* mu, double* v) {
+  int nv = 6 * K, nc = K * C, g = (int)ceil(sqrt((double)C));
+  memset(M, 0, sizeof(double) * nv * nv);
+  memset(Jn, 0, sizeof(double) * nc * nv);
+  memset(Jt, 0, sizeof(double) * 2 * nc * nv);
+  memset(v, 0, sizeof(double) * nv);
+  for (int b = 0; b < K; b++)
+    for (int i = 0; i < 3; i++) {
+      M[(6 * b + i) * nv + 6 * b + i] = 1;
+      M[(6 * b + 3 + i) * nv + 6 * b + 3 + i] = 0.08 / 12;
+    }
+  for (int b = 0; b < K; b++)
+    for (int c = 0; c < C; c++) {
+      int i = b * C + c;
+      double x = -0.1 + 0.2 * ((c % g) + 0.5) / g, y = -0.1 + 0.2 * ((c / g) + 0.5) / g;
+      /* rows [d, r x d] (d = e_z, e_x, e_y) of body b at (x, y, -0.1), minus those of body b - 1 at
+       * (x, y, 0.1) */
+      static const double dirs[3][3] = {{0, 0, 1}, {1, 0, 0}, {0, 1, 0}};
+      double* out[3] = {Jn + i * nv, Jt + 2 * i * nv, Jt + (2 * i + 1) * nv};
+      for (int s = 0; s < 2 && b - s >= 0; s++) {
+        double r[3] = {x, y, s ? 0.1 : -0.1}, row[6];
+        for (int d = 0; d < 3; d++) {
+          box3d_row(r, dirs[d], row);
+          for (int k = 0; k < 6; k++) out[d][6 * (b - s) + k] += (s ? -1 : 1) * row[k];
+        }
+      }
+      mu[i] = 0.6;
+    }
+  v[6 * (K - 1) + 2] = -1;
+}
 #endif

@@ -64,6 +64,8 @@ typedef struct {
   double residual;     /* residual of the returned z on the ORIGINAL problem, in the units of the
                           options (svi_lcp_residual_units or svi_lcp_residual) */
   double alpha;        /* regularisation that succeeded (0 if none) */
+  int    rebuilds;     /* times the product form of B^-1 was rebuilt from its basis, all attempts
+                          (paths of at least 64 rows much longer than their basis: svi_lcp.c) */
 } svi_lcp_info;
 
 typedef struct svi_lcp_work svi_lcp_work;          /* Lemke tableau and scratch for n <= nmax */

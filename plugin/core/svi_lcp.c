@@ -50,6 +50,20 @@ struct svi_lcp_work {
   int*    basis;   /* basic variable of each row: w_i = i, z_j = n + j, z0 = 2n */
   int*    first_eta; /* 2 nmax + 2 (n + 1 used): per row the first eta that pivots on it, or
                       * INT_MAX (the last entry: none, for a column's absent second row) */
+  /* the product form rebuilt from the current basis (pfi_rebuild): its etas are made in T, with
+   * these, then copied over the eta file's */
+  int*    rb_row;    /* pfi_n: the new etas' pivot rows */
+  double* rb_inv;    /* pfi_n: their reciprocal pivots */
+  int*    rb_first;  /* pfi_n + 1: their first eta of each row */
+  int*    rb_var;    /* pfi_n: the basic variables that need an eta (columns of -M and -d) */
+  int*    rb_orow;   /* pfi_n: their rows before the rebuild */
+  int*    rb_free;   /* pfi_n: the rows not yet taken by a new eta */
+  int*    rb_new;    /* pfi_n: the new basis (a row's basic variable), -1 while unassigned */
+  double* rb_xb;     /* pfi_n: the basic values in the new rows */
+  int     kstruct;   /* basic variables of the current path that are not a w (z_j and z0) */
+  int     rb_next;   /* the eta count from which pfi_path rebuilds again (after a failed rebuild) */
+  int     rebuilds;  /* rebuilds in the current solve (svi_lcp_info.rebuilds) */
+  int     no_rebuild;   /* tests only (svi_lcp_set_rebuild) */
   double* scratch; /* 3 nmax: refinement residual, basic values, kept z */
 };
 
@@ -96,8 +110,17 @@ svi_lcp_work* svi_lcp_work_create(int nmax) {
   w->cand = malloc(sizeof(int) * pfi_ld(pn));
   w->lexpos = calloc((size_t)pn, sizeof(int));
   w->lexneed = malloc(sizeof(int) * 2 * pn);
+  w->rb_row = malloc(sizeof(int) * pn);
+  w->rb_inv = malloc(sizeof(double) * pn);
+  w->rb_first = malloc(sizeof(int) * (pn + 1));
+  w->rb_var = malloc(sizeof(int) * pn);
+  w->rb_orow = malloc(sizeof(int) * pn);
+  w->rb_free = malloc(sizeof(int) * pn);
+  w->rb_new = malloc(sizeof(int) * pn);
+  w->rb_xb = malloc(sizeof(double) * pn);
   if (!w->T || !w->Mreg || !w->basis || !w->scratch || !w->first_eta || !w->eta || !w->eta_row || !w->eta_inv || !w->xb ||
-      !w->lexrow || !w->cand || !w->lexpos || !w->lexneed) {
+      !w->lexrow || !w->cand || !w->lexpos || !w->lexneed || !w->rb_row || !w->rb_inv || !w->rb_first ||
+      !w->rb_var || !w->rb_orow || !w->rb_free || !w->rb_new || !w->rb_xb) {
     svi_lcp_work_destroy(w);
     return NULL;
   }
@@ -119,6 +142,14 @@ void svi_lcp_work_destroy(svi_lcp_work* w) {
   free(w->cand);
   free(w->lexpos);
   free(w->lexneed);
+  free(w->rb_row);
+  free(w->rb_inv);
+  free(w->rb_first);
+  free(w->rb_var);
+  free(w->rb_orow);
+  free(w->rb_free);
+  free(w->rb_new);
+  free(w->rb_xb);
   free(w);
 }
 
@@ -900,6 +931,102 @@ SVI_SIMD_FMA static void pfi_entering(svi_lcp_work* w, int n, const double* M, c
   else ftran_body(w, a, t0, 0);
 }
 
+/* The product form rebuilt from the current basis.  The path adds one eta a pivot, but its basis
+ * holds only kstruct columns that are not unit columns (columns of -M and -d): variables enter,
+ * leave and enter again (a mesh cube landing on 2 x 2 x 2 mesh cubes, table E of svi-bench-plugin:
+ * 242 such columns after 1 466 pivots on 700 rows).  FTRAN applies every eta, so it costs about
+ * n neta a pivot; the rebuilt form has kstruct etas.
+ *
+ * The rebuild is Gauss-Jordan on the basis in product form: start from B = I; each basic w_j
+ * keeps the unit column e_j in row j (no eta); each other basic column a_v, taken in the order of
+ * its current row and z0's column -d last (so the etas before it keep the zeros of -M's columns,
+ * which FTRAN's skip test passes over), is put through the etas made so far
+ * (a = E_t^-1 ... E_1^-1 a_v, pfi_entering on the new file) and pivots on the row, among the rows
+ * whose w is nonbasic and not yet taken, where |a_r| is largest (partial pivoting): then E_t+1
+ * replaces e_r by a.  The result is
+ * B P = E_1 ... E_k for the permutation P that moves each basic variable to its new row; the basic
+ * values are the variables' own (xb, its pending update made), moved to their rows.  A row of
+ * B^-1 belongs to its basic variable, not to its place, so the lexicographic test compares the
+ * same rows as before; B^-1 is the same matrix rounded differently, and the path is the same
+ * exactly where no decision of the ratio test lies within the rounding of B^-1.
+ *
+ * Cost: about n kstruct^2 / 2 multiply-adds (each column through the etas before it) and kstruct
+ * columns formed.  With m pivots between rebuilds, FTRAN and the rebuilds cost about
+ * n (kstruct + m / 2 + kstruct^2 / (2 m)) a pivot, least at m = kstruct (2 n kstruct), against
+ * n neta without them.  Made when neta reaches 2.5 kstruct + PFI_REBUILD_SLACK: a rebuild's FTRANs
+ * skip fewer etas than the path's, and at 2 kstruct the tower of 25 boxes took 3 % more
+ * instructions, at 2.5 kstruct 0.7 %, while the mesh piles of table E took 0.64-0.81 and
+ * 0.66-0.79 of theirs.  Only from n >= PFI_REBUILD_NMIN (the small LCPs' paths are short, and
+ * their bits stay those of the path without it).  0 and the
+ * product form untouched when a pivot is below PFI_REBUILD_PIVTOL times the column's largest entry
+ * (the basis near singular), or when an entry is not finite. */
+#define PFI_REBUILD_NMIN 64
+#define PFI_REBUILD_SLACK 32
+#define PFI_REBUILD_PIVTOL 1e-12
+static int pfi_rebuild(svi_lcp_work* w, int n, const double* M, const double* d) {
+  const int ld = w->ld, z0 = 2 * n;
+  int *var = w->rb_var, *orow = w->rb_orow, *nb = w->rb_new, *fr = w->rb_free, k = 0, rz = -1, nf = 0;
+  pfi_settle(w);
+  for (int i = 0; i < n; i++) nb[i] = -1;
+  for (int i = 0; i < n; i++) {
+    int v = w->basis[i];
+    if (v == z0) rz = i;
+    else if (v >= n) { var[k] = v; orow[k++] = i; }
+    else nb[v] = v;   /* a basic w_v: row v */
+  }
+  if (rz >= 0) { var[k] = z0; orow[k++] = rz; }   /* -d last: the etas before it keep -M's zeros */
+  for (int i = 0; i < n; i++) if (nb[i] < 0) fr[nf++] = i;   /* the rows the etas take, k of them */
+  /* the new file in T, with its own rows, reciprocal pivots and first etas */
+  svi_lcp_work t = *w;
+  t.eta = w->T;
+  t.eta_row = w->rb_row;
+  t.eta_inv = w->rb_inv;
+  t.first_eta = w->rb_first;
+  t.neta = 0;
+  for (int i = 0; i <= n; i++) t.first_eta[i] = INT_MAX;
+  for (int j = 0; j < k; j++) {
+    pfi_entering(&t, n, M, d, var[j]);
+    const double* a = pfi_col(&t);
+    /* the largest |a_i| (a NaN anywhere makes it NaN: amax > NaN is false), then the largest on
+     * the rows still free, in the order of the rows (the first of equal ones) */
+    double amax = 0, best = 0;
+    for (int i = 0; i < n; i++) {
+      double m = fabs(a[i]);
+      amax = amax > m ? amax : m;
+    }
+    int f = -1;
+    for (int u = 0; u < nf; u++) {
+      double m = fabs(a[fr[u]]);
+      if (m > best) { best = m; f = u; }
+    }
+    if (f < 0 || !(best > PFI_REBUILD_PIVTOL * amax) || !(amax <= DBL_MAX)) return 0;
+    int r = fr[f];
+    memmove(fr + f, fr + f + 1, sizeof(int) * (size_t)(--nf - f));   /* r taken */
+    t.eta_inv[t.neta] = 1.0 / a[r];
+    if (t.first_eta[r] > t.neta) t.first_eta[r] = t.neta;
+    t.eta_row[t.neta++] = r;
+    nb[r] = var[j];
+  }
+  /* each basic variable's value to its new row: a w_v to row v, the others to the rows their
+   * etas pivot on */
+  for (int i = 0; i < n; i++)
+    if (w->basis[i] < n) w->rb_xb[w->basis[i]] = w->xb[i];
+  for (int j = 0; j < k; j++) w->rb_xb[t.eta_row[j]] = w->xb[orow[j]];
+  memcpy(w->eta, t.eta, sizeof(double) * (size_t)k * ld);
+  memcpy(w->eta_row, t.eta_row, sizeof(int) * k);
+  memcpy(w->eta_inv, t.eta_inv, sizeof(double) * k);
+  memcpy(w->first_eta, t.first_eta, sizeof(int) * (n + 1));
+  memcpy(w->basis, nb, sizeof(int) * n);
+  memcpy(w->xb, w->rb_xb, sizeof(double) * n);
+  w->neta = k;
+  w->rebuilds++;
+  return 1;
+}
+
+void svi_lcp_set_rebuild(svi_lcp_work* w, int on) {
+  if (w) w->no_rebuild = !on;
+}
+
 /* lemke_path in revised form; SVI_ERR_CAPACITY when the eta file is full (the caller restarts on
  * the tableau) */
 static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, const double* d,
@@ -944,6 +1071,8 @@ static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, co
   pfi_entering(w, n, M, d, z0);
   pfi_pivot(w, r);
   basis[r] = z0;
+  w->kstruct = 1;
+  w->rb_next = 0;
   int it = 1;
   for (;;) {
     int entering = leaving < n ? leaving + n : leaving - n;
@@ -957,6 +1086,11 @@ static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, co
     basis[r] = entering;
     it++;
     if (leaving == z0) break;
+    w->kstruct += (entering >= n) - (leaving >= n);
+    if (n >= PFI_REBUILD_NMIN && 2 * w->neta >= 5 * w->kstruct + 2 * PFI_REBUILD_SLACK && w->neta >= w->rb_next &&
+        !w->no_rebuild &&
+        !pfi_rebuild(w, n, M, d))
+      w->rb_next = w->neta + PFI_REBUILD_SLACK;   /* near singular: the path goes on, tried later */
   }
   *pivots = it;
   pfi_settle(w);
@@ -1148,8 +1282,10 @@ static int lemke_solve(svi_lcp_work* w, int n, const svi_lcp_prepared* P, const 
   if (trivial) return info->status = SVI_OK;
 
   int piv = 0;
+  w->rebuilds = 0;
   int st = any_path(w, n, M, q, d, &pt, max_iter, piv_tol, z, &piv);
   info->pivots = piv;
+  info->rebuilds = w->rebuilds;
   if (st == SVI_OK) {
     info->residual = refined_residual(w, &o, n, M, q, z, res_tol);
     if (info->residual <= res_tol) return info->status = SVI_OK;
@@ -1171,6 +1307,7 @@ static int lemke_solve(svi_lcp_work* w, int n, const svi_lcp_prepared* P, const 
     int p = 0;
     int s2 = any_path(w, n, w->Mreg, q, d, &pt, max_iter, piv_tol, z, &p);
     info->pivots += p;
+    info->rebuilds = w->rebuilds;
     if (s2 != SVI_OK) continue;
     double res = refined_residual(w, &o, n, M, q, z, res_tol);
     if (res <= reg_tol) {

@@ -7,6 +7,10 @@
  *                                                            h and N, Sobol budgets, branch auto):
  *                                                            wall seconds and a checksum of the set,
  *                                                            REPS times (then min / median / max)
+ *   svi-bench --entry-cost PER REPS                          REPS solves with a sparse unit lower
+ *                                                            triangle of PER entries a column (the
+ *                                                            cost of a sparse LU's FTRAN an entry,
+ *                                                            for callgrind: see entry_cost)
  *
  * 1. Per reference problem: LCPs per sample, us per sample (median and mean over individually
  *    timed samples, one thread), us per LCP, next to the paper's Table 3.
@@ -384,37 +388,6 @@ static int run_alg2(const char* name, int lg, int threads, int reps) {
  * reps, with each solver forced, and the automatic choice. */
 enum { TOWER_KMAX = 8, TOWER_CMAX = 25 };   /* the largest tower of table 5 */
 
-static void tower_problem(int K, int C, double* M, double* Jn, double* Jt, double* mu, double* v) {
-  int nv = 6 * K, nc = K * C, g = (int)ceil(sqrt((double)C));
-  memset(M, 0, sizeof(double) * nv * nv);
-  memset(Jn, 0, sizeof(double) * nc * nv);
-  memset(Jt, 0, sizeof(double) * 2 * nc * nv);
-  memset(v, 0, sizeof(double) * nv);
-  for (int b = 0; b < K; b++)
-    for (int i = 0; i < 3; i++) {
-      M[(6 * b + i) * nv + 6 * b + i] = 1;
-      M[(6 * b + 3 + i) * nv + 6 * b + 3 + i] = 0.08 / 12;
-    }
-  for (int b = 0; b < K; b++)
-    for (int c = 0; c < C; c++) {
-      int i = b * C + c;
-      double x = -0.1 + 0.2 * ((c % g) + 0.5) / g, y = -0.1 + 0.2 * ((c / g) + 0.5) / g;
-      /* rows [d, r x d] (d = e_z, e_x, e_y) of body b at (x, y, -0.1), minus those of body b - 1 at
-       * (x, y, 0.1) */
-      static const double dirs[3][3] = {{0, 0, 1}, {1, 0, 0}, {0, 1, 0}};
-      double* out[3] = {Jn + i * nv, Jt + 2 * i * nv, Jt + (2 * i + 1) * nv};
-      for (int s = 0; s < 2 && b - s >= 0; s++) {
-        double r[3] = {x, y, s ? 0.1 : -0.1}, row[6];
-        for (int d = 0; d < 3; d++) {
-          box3d_row(r, dirs[d], row);
-          for (int k = 0; k < 6; k++) out[d][6 * (b - s) + k] += (s ? -1 : 1) * row[k];
-        }
-      }
-      mu[i] = 0.6;
-    }
-  v[6 * (K - 1) + 2] = -1;
-}
-
 static double tower_time(const svi_problem_def* def, svi_solver solver, int reps) {
   svi_impact* s = svi_impact_create(def->nv, def->nc, def->nt);
   double best = INFINITY, v[6 * TOWER_KMAX];
@@ -460,7 +433,7 @@ static void table_solvers(int quick) {
     for (int b = 0; b < 4; b++) {
       int K = Ks[a], C = Cs[b], nv = 6 * K, nb = 5 * K * C;
       if (quick && nb > 400) continue;
-      tower_problem(K, C, M, Jn, Jt, mu, v);
+      box3d_tower(K, C, M, Jn, Jt, mu, v);
       svi_problem_def def = {nv, K * C, 2, M, Jn, Jt, mu, v};
       double td = tower_time(&def, SVI_SOLVER_DENSE, quick ? 1 : 3);
       double tl = tower_time(&def, SVI_SOLVER_LOWRANK, quick ? 1 : 3);
@@ -471,20 +444,76 @@ static void table_solvers(int quick) {
   free(M); free(Jn); free(Jt);
 }
 
+/* The instructions a sparse LU's FTRAN spends per stored entry, measured on its kernel: a unit lower
+ * triangle in compressed columns (as L), x_i -= l_ij x_j column by column from the first column
+ * with x_j != 0, in fused multiply-adds (the FMA clone on an FMA host).  The columns of a
+ * 700-row triangle hold PER entries each, at rows within 60 below the diagonal (a banded kernel,
+ * as a tower of boxes' contact blocks give).  Instructions a stored entry:
+ *     valgrind --tool=callgrind --toggle-collect='sparse_columns*' ./build/svi-bench --entry-cost PER REPS
+ * divided by REPS times the entries it prints (7.5 at 20 a column, 12.5 at 4 on the Zen 3 host); the
+ * dense product form's FTRAN costs 0.55-0.72 instructions an entry it applies (docs/benchmarks.md,
+ * "The twenty-first session"). */
+SVI_SIMD_FMA __attribute__((noinline)) void sparse_columns(int n, const int* cp, const int* ri, const double* v,
+                                                        double* x) {
+  for (int j = 0; j < n; j++) {
+    double xj = x[j];
+    if (xj == 0) continue;
+#pragma GCC unroll 4
+    for (int p = cp[j]; p < cp[j + 1]; p++) x[ri[p]] = fma(-v[p], xj, x[ri[p]]);
+  }
+}
+
+static int entry_cost(int per, int reps) {
+  enum { N = 700, BAND = 60 };
+  if (per < 1 || per > BAND || reps < 1) {
+    fprintf(stderr, "--entry-cost PER REPS: PER from 1 to %d, REPS >= 1\n", BAND);
+    return 2;
+  }
+  int* cp = malloc(sizeof(int) * (N + 1));
+  int* ri = malloc(sizeof(int) * (size_t)N * per);
+  double* v = malloc(sizeof(double) * (size_t)N * per);
+  double* x = malloc(sizeof(double) * N);
+  if (!cp || !ri || !v || !x) { free(cp); free(ri); free(v); free(x); return 1; }
+  uint64_t st = 1;
+  int nz = 0;
+  for (int j = 0; j < N; j++) {
+    cp[j] = nz;
+    for (int k = 0; k < per && j + 1 + k < N; k++) {   /* distinct rows, in increasing order */
+      st = st * 6364136223846793005ull + 1442695040888963407ull;
+      ri[nz] = j + 1 + k + (int)((st >> 33) % (uint64_t)(BAND - per + 1));
+      if (ri[nz] >= N) break;
+      v[nz++] = 1e-3 * (double)((st >> 40) % 7);
+    }
+  }
+  cp[N] = nz;
+  double sum = 0;
+  for (int r = 0; r < reps; r++) {
+    for (int i = 0; i < N; i++) x[i] = 1.0 + i % 3;
+    sparse_columns(N, cp, ri, v, x);
+    sum += x[r % N];
+  }
+  printf("%d solves of a %d-row unit lower triangle with %d stored entries (checksum %.17g)\n", reps, N, nz, sum);
+  free(cp); free(ri); free(v); free(x);
+  return 0;
+}
+
 static int usage(const char* prog) {
   fprintf(stderr,
           "usage: %s [--quick] [--only=TABLES] [--propagative]\n"
           "       %s --one EXAMPLE RULE K      K samples of one example (RULE: auto, lemke, random, enumerate)\n"
           "       %s --alg2 EXAMPLE LOG2 THREADS [REPS]   REPS runs (default 1), then min / median / max\n"
+          "       %s --entry-cost PER REPS   a sparse triangular solve, for callgrind (see entry_cost)\n"
           "TABLES: any of 1 (per sample), 2 (Algorithm 2), 3 (against Siconos), 5 (dense against low-rank Lemke)\n",
-          prog, prog, prog);
+          prog, prog, prog, prog);
   return 2;
 }
 
 int main(int argc, char** argv) {
   if (argc > 1 && !strcmp(argv[1], "--one") && argc != 5) return usage(argv[0]);
   if (argc > 1 && !strcmp(argv[1], "--alg2") && argc != 5 && argc != 6) return usage(argv[0]);
+  if (argc > 1 && !strcmp(argv[1], "--entry-cost") && argc != 4) return usage(argv[0]);
   if (argc == 5 && !strcmp(argv[1], "--one")) return run_one(argv[2], argv[3], atoll(argv[4]));
+  if (argc == 4 && !strcmp(argv[1], "--entry-cost")) return entry_cost(atoi(argv[2]), atoi(argv[3]));
   if (argc > 1 && !strcmp(argv[1], "--alg2"))
     return run_alg2(argv[2], atoi(argv[3]), atoi(argv[4]), argc == 6 ? atoi(argv[5]) : 1);
   int quick = 0, propagative = 0;
