@@ -21,7 +21,9 @@
  * E. One impact event among many bodies: a box dropped onto a resting stack of K - 1 boxes
  *    (K = 2 .. 25, 4 contacts per face, 4K contacts, 6K dofs; tower_model), and the exponent
  *    of the impact step's cost in the number of contacts; then a box landing among K boxes
- *    resting apart (bin_model), whose contacts are not in the event.
+ *    resting apart (bin_model), whose contacts are not in the event; then a mesh cube landing
+ *    on a pile of G x G columns of LAYERS mesh cubes (meshpile_model), with the product form's
+ *    rebuilds (svi_lcp.c, pfi_rebuild).
  * F. The impact step of the scenes in MODELS_DIR/scenes (robots landing, a pile of boxes in a bin,
  *    a chain, an arm pushing a box), as in B.
  * G. Algorithm 2 on the first impact event of every model and scene, as svi-sample runs it on one
@@ -36,7 +38,8 @@
  *    impact_steps() (under LAW instead of the model's law if given: setvalued, simultaneous, ...)
  *    and native mj_step from the same state inside native_steps(), for
  *    valgrind --tool=callgrind --toggle-collect=impact_steps (or native_steps); --plate N DIR,
- *    --tower K, --bin K, --legs K and --snake K write the model of table C or E and print its path.
+ *    --tower K, --bin K, --meshpile G LAYERS, --legs K and --snake K write the model of table C or E
+ *    and print its path.
  * --preview MODEL.xml N draws the first event's outcomes for seeds 1000 .. 1000 + N - 1 by one
  *    svi_event_preview_many inside bench_preview_many() (--toggle-collect=bench_preview_many) and
  *    prints a hash of every bit of their qvel.
@@ -444,6 +447,55 @@ static int tower_model(int k, char* path, size_t len) {
   return ok;
 }
 
+/* Table E's third part: a pile of mesh cubes, the shape robots with mesh parts and bins of
+ * objects give: g x g columns of `layers` cubes (5 cm convex meshes of 8 vertices, 62.5 g,
+ * friction 0.6, gap = margin = 2.5 mm) resting on each other and on the floor, the columns 5.5 mm
+ * apart (their side faces out of each other's margin), and one more cube tilted 10 degrees about
+ * (1, 1, 0) landing on the top layer at 1 m/s, its lowest corner 0.1 mm above it (key "impact").
+ * Mesh-mesh collision reports many points a face (two layers of 2 x 2: 107 contacts in the event),
+ * whose W is far from full rank: Lemke's paths run several pivots a row (svi_lcp.c, pfi_rebuild). */
+static int meshpile_model(int g, int layers, char* path, size_t len) {
+  char name[48];
+  snprintf(name, sizeof(name), "meshpile_%d_%d", g, layers);
+  int nbody = g * g * layers + 1;
+  FILE* f = model_begin(name, "", 32 * nbody, path, len);
+  if (!f) return 0;
+  const double h = 0.025, pitch = 0.0555, half = 3.14159265358979323846 / 36;   /* half of 10 degrees */
+  const double c = cos(half), sn = sin(half) / sqrt(2.0);
+  const double quat[4] = {c, sn, sn, 0};   /* 10 degrees about (1, 1, 0) */
+  /* the tilted cube's lowest corner below its centre: the rotated corners' smallest z,
+   * z = 2 (q_x q_z - q_w q_y) x + 2 (q_y q_z + q_w q_x) y + (1 - 2 (q_x^2 + q_y^2)) z */
+  double zmin = 0;
+  for (int k = 0; k < 8; k++) {
+    double x = k & 1 ? h : -h, y = k & 2 ? h : -h, z = k & 4 ? h : -h;
+    double zr = 2 * (quat[1] * quat[3] - quat[0] * quat[2]) * x + 2 * (quat[2] * quat[3] + quat[0] * quat[1]) * y +
+                (1 - 2 * (quat[1] * quat[1] + quat[2] * quat[2])) * z;
+    zmin = zr < zmin ? zr : zmin;
+  }
+  const double top = 2 * h * layers, xd = 0.01, yd = 0.012;   /* the landing cube off the columns' axes */
+  fprintf(f, "  <default><geom friction=\"0.6 0.005 0.0001\" gap=\"0.0025\" margin=\"0.0025\"/></default>\n"
+             "  <asset><mesh name=\"cube\" scale=\"%g %g %g\" vertex=\"-1 -1 -1  1 -1 -1  -1 1 -1  1 1 -1  "
+             "-1 -1 1  1 -1 1  -1 1 1  1 1 1\"/></asset>\n"
+             "  <worldbody>\n    <geom name=\"floor\" type=\"plane\" size=\"2 2 0.1\"/>\n", h, h, h);
+  for (int pass = 0; pass < 2; pass++) {   /* the bodies, then the keyframe's qpos */
+    if (pass) fprintf(f, "  </worldbody>\n  <keyframe><key name=\"impact\" qpos=\"");
+    for (int b = 0; b < nbody; b++) {
+      int last = b == nbody - 1, l = b / (g * g), i = b % (g * g) / g, j = b % g;
+      double x = last ? xd : (i - (g - 1) / 2.0) * pitch, y = last ? yd : (j - (g - 1) / 2.0) * pitch;
+      double z = last ? top - zmin + (pass ? 1e-4 : 0.02) : h + 2 * h * l;
+      if (!pass)
+        fprintf(f, "    <body name=\"c%d\" pos=\"%.10g %.10g %.10g\"><freejoint/>"
+                   "<geom type=\"mesh\" mesh=\"cube\" density=\"500\"/></body>\n", b, x, y, z);
+      else if (last) fprintf(f, "%.10g %.10g %.10g %.10g %.10g %.10g 0", x, y, z, quat[0], quat[1], quat[2]);
+      else fprintf(f, "%.10g %.10g %.10g 1 0 0 0 ", x, y, z);
+    }
+  }
+  fprintf(f, "\" qvel=\"");
+  for (int b = 0; b < nbody; b++) fprintf(f, "0 0 %d 0 0 0 ", b == nbody - 1 ? -1 : 0);
+  fprintf(f, "\"/></keyframe>\n</mujoco>\n");
+  return fclose(f) == 0;
+}
+
 /* table E's second part: a box landing flat on the floor among k boxes resting on it (a grid of
  * 0.5 m pitch, none touching another) */
 static int bin_model(int k, char* path, size_t len) {
@@ -685,6 +737,17 @@ int main(int argc, char** argv) {
     printf("%s\n", path);
     return 0;
   }
+  if (argc == 4 && !strcmp(argv[1], "--meshpile")) {
+    char path[256];
+    int g = atoi(argv[2]), layers = atoi(argv[3]);
+    if (g < 1 || g > 8 || layers < 1 || layers > 4) {
+      fprintf(stderr, "--meshpile G LAYERS: G from 1 to 8, LAYERS from 1 to 4\n");
+      return 2;
+    }
+    if (!meshpile_model(g, layers, path, sizeof(path))) { fprintf(stderr, "cannot write %s\n", path); return 1; }
+    printf("%s\n", path);
+    return 0;
+  }
   if (argc == 4 && !strcmp(argv[1], "--plate")) {
     char path[256];
     if (!plate_model(argv[3], atoi(argv[2]), path, sizeof(path))) return 1;
@@ -702,7 +765,7 @@ int main(int argc, char** argv) {
   if (!dir || dir[0] == '-') {
     fprintf(stderr,
             "usage: %s [MODEL_DIR] [--quick] [--only=TABLES]   (TABLES: any of A B C D E F G H; default models)\n"
-            "       %s --impact MODEL.xml STEPS [LAW] | --count MODEL.xml MODE STEPS | --plate N DIR | --tower K | --bin K | --legs K | --snake K\n",
+            "       %s --impact MODEL.xml STEPS [LAW] | --count MODEL.xml MODE STEPS | --plate N DIR | --tower K | --bin K | --meshpile G LAYERS | --legs K | --snake K\n",
             argv[0], argv[0]);
     return 2;
   }
@@ -821,6 +884,21 @@ int main(int argc, char** argv) {
     if (!c.ok) { printf("| %d | no impact event |\n", kb[i]); continue; }
     printf("| %d | %d | %d | %d | %d | %.1f | %.1f | %.1f |\n", kb[i], 6 * (kb[i] + 1), 4 * (kb[i] + 1), c.ncontact,
            c.lcps, c.impact_us, c.native_us, c.impact_us / c.native_us);
+  }
+
+  printf("\nA mesh cube landing tilted on a pile of G x G columns of L mesh cubes (5 cm, 8-vertex convex meshes; "
+         "medians of %s)\n\n", quick ? "3" : "30, 5 from 4 cubes under the landing one");
+  printf("| G x G x L | dofs | contacts in the event | LCP size | LCPs | impact step us | native mj_step us | "
+         "ratio |\n|---|---|---|---|---|---|---|---|\n");
+  const int mg[][2] = {{1, 1}, {2, 1}, {3, 1}, {2, 2}};
+  for (size_t i = 0; i < sizeof(mg) / sizeof(mg[0]); i++) {
+    char path[256];
+    int g = mg[i][0], l = mg[i][1];
+    if (!meshpile_model(g, l, path, sizeof(path))) { fprintf(stderr, "cannot write %s\n", path); continue; }
+    step_cost c = impact_step(path, quick ? 3 : g * g * l >= 4 ? 5 : 30);
+    if (!c.ok) { printf("| %d x %d x %d | no impact event |\n", g, g, l); continue; }
+    printf("| %d x %d x %d | %d | %d | %d | %d | %.1f | %.1f | %.1f |\n", g, g, l, 6 * (g * g * l + 1), c.ncontact,
+           c.nt == 2 ? 7 * c.ncontact : 5 * c.ncontact, c.lcps, c.impact_us, c.native_us, c.impact_us / c.native_us);
   }
   }
   if (strchr(only, 'F')) {

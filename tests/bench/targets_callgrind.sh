@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Issue 11's targets in instructions (valgrind --tool=callgrind), the figures that do not move
+# with the host's load:
+#  - a sample of Algorithm 1 on each of the paper's four examples (`svi-bench --one EX auto N`
+#    minus the same run with 0 samples, divided by N: one thread, branch auto, as table 1);
+#  - one impact step against a native mj_step from the same state (`svi-bench-plugin --impact`,
+#    --toggle-collect=impact_steps and =native_steps) on the many-contact models of tables C and E:
+#    a plate on 100 supports, a two-legged robot on 7 x 7-point feet (98 contacts), a chain of 25
+#    links (100 contacts), a box dropped on a stack of 25 boxes (100 contacts); and on any MODEL.xml
+#    given after the build directory (its first impact event, as table B).
+#
+#   tests/bench/targets_callgrind.sh [BUILD_DIR] [MODEL.xml ...]
+#
+# About 5 minutes on a 3 GHz core (the tower's impact steps are most of it).  Wall time follows
+# these counts within the host's noise except where a step streams more data than its caches
+# hold (docs/benchmarks.md, "At a glance").
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${1:-build}
+[ $# -gt 0 ] && shift
+command -v valgrind > /dev/null || { echo "targets_callgrind.sh: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
+for t in svi-bench svi-bench-plugin; do
+  [ -x "$BUILD/$t" ] || { echo "targets_callgrind.sh: no $BUILD/$t (build first: cmake --build $BUILD)" >&2; exit 1; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+collected() { sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$1"; }
+
+# the whole process: startup and set-up cancel in the difference of two runs
+sample_instr() {  # example samples -> instructions
+  valgrind --tool=callgrind --callgrind-out-file="$tmp/out" "$BUILD/svi-bench" --one "$1" auto "$2" \
+    > /dev/null 2> "$tmp/err"
+  collected "$tmp/err"
+}
+
+echo "$("$BUILD/svi-bench-plugin" --count models/rocking_block.xml native 1 | sed -n 's/^\(MuJoCo [0-9.]*\),.*/\1/p'),"\
+     "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo 2>/dev/null | head -1), build $BUILD"
+echo
+echo "| example (Algorithm 1, one thread, branch auto) | instructions a sample | target (us) |"
+echo "|---|---|---|"
+N=4000
+for ex in rocking_block:0.7 box_wall:0.53 compass_gait:0.63 disk_stack:3.7; do
+  name=${ex%%:*}
+  a=$(sample_instr "$name" "$N"); b=$(sample_instr "$name" 0)
+  awk -v e="$name" -v a="$a" -v b="$b" -v n="$N" -v t="${ex##*:}" \
+    'BEGIN { printf "| %s | %.0f | %s |\n", e, (a - b) / n, t }'
+done
+
+step_instr() {  # model reps function -> instructions inside that function
+  valgrind --tool=callgrind --toggle-collect="$3" --callgrind-out-file="$tmp/out" \
+    "$BUILD/svi-bench-plugin" --impact "$1" "$2" > "$tmp/run" 2> "$tmp/err"
+  collected "$tmp/err"
+}
+impact_row() {  # label model reps
+  local i n
+  i=$(step_instr "$2" "$3" impact_steps)
+  n=$(step_instr "$2" "$3" native_steps)
+  local info
+  info=$(sed -n 's/.*impact steps (\([0-9]*\) contacts, \([0-9]*\) LCPs, status \([-0-9]*\)).*/\1 | \2 | \3/p' "$tmp/run")
+  [ -n "$info" ] || { echo "| $1 | no impact event (or the run failed: $(head -c 200 "$tmp/err")) |"; return; }
+  awk -v l="$1" -v i="$i" -v n="$n" -v r="$3" -v info="$info" \
+    'BEGIN { printf "| %s | %s | %.0f | %.0f | %.2fx |\n", l, info, i / r, n / r, i / n }'
+}
+echo
+echo "| one impact step | contacts | LCPs | status | instructions | native mj_step | ratio (target <= 5x at 100 contacts) |"
+echo "|---|---|---|---|---|---|---|"
+impact_row "plate on 100 supports (table C)" "$("$BUILD/svi-bench-plugin" --plate 100 models)" 10
+impact_row "two-legged robot, 7 x 7-point feet (table C)" "$("$BUILD/svi-bench-plugin" --legs 7)" 10
+impact_row "chain of 25 links (table C)" "$("$BUILD/svi-bench-plugin" --snake 25)" 4
+impact_row "box dropped on a stack of 25 (table E)" "$("$BUILD/svi-bench-plugin" --tower 25)" 2
+for f in "$@"; do impact_row "$(basename "$f")" "$f" 4; done
