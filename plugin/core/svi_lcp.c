@@ -60,8 +60,6 @@ struct svi_lcp_work {
   int*    rb_free;   /* pfi_n: the rows not yet taken by a new eta */
   int*    rb_new;    /* pfi_n: the new basis (a row's basic variable), -1 while unassigned */
   double* rb_xb;     /* pfi_n: the basic values in the new rows */
-  int     kstruct;   /* basic variables of the current path that are not a w (z_j and z0) */
-  int     rb_next;   /* the eta count from which pfi_path rebuilds again (after a failed rebuild) */
   int     rebuilds;  /* rebuilds in the current solve (svi_lcp_info.rebuilds) */
   int     no_rebuild;   /* tests only (svi_lcp_set_rebuild) */
   double* scratch; /* 3 nmax: refinement residual, basic values, kept z */
@@ -963,7 +961,7 @@ SVI_SIMD_FMA static void pfi_entering(svi_lcp_work* w, int n, const double* M, c
 #define PFI_REBUILD_NMIN 64
 #define PFI_REBUILD_SLACK 32
 #define PFI_REBUILD_PIVTOL 1e-12
-static int pfi_rebuild(svi_lcp_work* w, int n, const double* M, const double* d) {
+__attribute__((noinline, cold)) static int pfi_rebuild(svi_lcp_work* w, int n, const double* M, const double* d) {
   const int ld = w->ld, z0 = 2 * n;
   int *var = w->rb_var, *orow = w->rb_orow, *nb = w->rb_new, *fr = w->rb_free, k = 0, rz = -1, nf = 0;
   pfi_settle(w);
@@ -1023,6 +1021,29 @@ static int pfi_rebuild(svi_lcp_work* w, int n, const double* M, const double* d)
   return 1;
 }
 
+/* pfi_path's look at the eta file, made when it holds `lim` etas: k = the basic variables that are
+ * not a w; a rebuild when neta >= 2.5 k + PFI_REBUILD_SLACK (PFI_REBUILD_SLACK pivots later again if
+ * it fails).  Returns the next eta count to look at (at most kmax, the capacity): k falls by at most
+ * one a pivot, so 2 neta - 5 k grows by at most 7 a pivot, and the trigger cannot be met before
+ * ceil((5 k + 2 PFI_REBUILD_SLACK - 2 neta) / 7) more pivots.  So the path's loop tests one count a
+ * pivot (with the capacity's, the test it made before) and scans the basis only now and then. */
+__attribute__((noinline, cold)) static int pfi_rebuild_look(svi_lcp_work* w, int n, const double* M, const double* d,
+                                                            int kmax) {
+  int k = 0;
+  for (int i = 0; i < n; i++) k += w->basis[i] >= n;
+  int next;
+  if (2 * w->neta >= 5 * k + 2 * PFI_REBUILD_SLACK) {
+    if (pfi_rebuild(w, n, M, d)) {
+      int gap = 5 * w->neta + 2 * PFI_REBUILD_SLACK - 2 * w->neta;   /* neta = k now */
+      next = w->neta + (gap + 6) / 7;
+    } else next = w->neta + PFI_REBUILD_SLACK;   /* near singular: the path goes on, tried later */
+  } else {
+    int gap = 5 * k + 2 * PFI_REBUILD_SLACK - 2 * w->neta;
+    next = w->neta + (gap > 7 ? (gap + 6) / 7 : 1);
+  }
+  return next < kmax ? next : kmax;
+}
+
 void svi_lcp_set_rebuild(svi_lcp_work* w, int on) {
   if (w) w->no_rebuild = !on;
 }
@@ -1071,13 +1092,17 @@ static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, co
   pfi_entering(w, n, M, d, z0);
   pfi_pivot(w, r);
   basis[r] = z0;
-  w->kstruct = 1;
-  w->rb_next = 0;
+  /* the eta count at which the loop stops: the capacity, or before it a look for a rebuild
+   * (pfi_rebuild_look; from n >= PFI_REBUILD_NMIN, first at 2.5 + PFI_REBUILD_SLACK etas) */
+  int lim = n >= PFI_REBUILD_NMIN && !w->no_rebuild && PFI_REBUILD_SLACK + 3 < kmax ? PFI_REBUILD_SLACK + 3 : kmax;
   int it = 1;
   for (;;) {
     int entering = leaving < n ? leaving + n : leaving - n;
     if (it >= max_iter) { *pivots = it; return SVI_ERR_MAXITER; }
-    if (w->neta >= kmax) { *pivots = it; return SVI_ERR_CAPACITY; }
+    if (w->neta >= lim) {
+      if (w->neta >= kmax) { *pivots = it; return SVI_ERR_CAPACITY; }
+      lim = pfi_rebuild_look(w, n, M, d, kmax);
+    }
     pfi_entering(w, n, M, d, entering);
     r = pfi_ratio_test(w, n, piv_tol, pt);
     if (r < 0) { *pivots = it; return SVI_ERR_RAY; }
@@ -1086,11 +1111,6 @@ static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, co
     basis[r] = entering;
     it++;
     if (leaving == z0) break;
-    w->kstruct += (entering >= n) - (leaving >= n);
-    if (n >= PFI_REBUILD_NMIN && 2 * w->neta >= 5 * w->kstruct + 2 * PFI_REBUILD_SLACK && w->neta >= w->rb_next &&
-        !w->no_rebuild &&
-        !pfi_rebuild(w, n, M, d))
-      w->rb_next = w->neta + PFI_REBUILD_SLACK;   /* near singular: the path goes on, tried later */
   }
   *pivots = it;
   pfi_settle(w);

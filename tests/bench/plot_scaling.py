@@ -2,8 +2,8 @@
 
 Reads the markdown tables C (a plate landing on N supports: one body; a two-legged robot landing on
 feet of K x K points: 18 dofs in a tree; an articulated chain of K links landing flat: 6 + 2 (K - 1)
-dofs in a tree) and E (a box dropped on a stack of K boxes: many bodies)
-that `svi-bench-plugin models --only=CE` prints, and draws the
+dofs in a tree) and E (a box dropped on a stack of K boxes, a mesh cube landing on a pile of mesh
+cubes: many bodies) that `svi-bench-plugin models --only=CE` prints, and draws the
 impact step's and the native mj_step's microseconds against the contacts in the event, both axes
 logarithmic, with the issue's bound (5x native) as a dashed band over the native steps.  Writes
 SVG by hand (no plotting package: the project's Python needs only mujoco and numpy).
@@ -15,14 +15,15 @@ import sys
 
 
 def tables(lines):
-  """the rows of tables C (plate, legged robot, chain) and E: lists of (contacts, impact us, native us)"""
+  """the rows of tables C (plate, legged robot, chain) and E (tower, mesh pile): lists of (contacts,
+  impact us, native us)"""
   out, cur = {}, None
   for line in lines:
     cells = [c.strip() for c in line.strip().strip("|").split("|")]
     if not line.startswith("|") or len(cells) < 6:
       cur = None
       continue
-    if cells[0] in ("supports", "boxes", "K", "links"):
+    if cells[0] in ("supports", "boxes", "K", "links", "G x G x L"):
       cur = out.setdefault(cells[0], [])
       head = cells
       continue
@@ -34,7 +35,8 @@ def tables(lines):
                   float(row["native mj_step us"])))
     except (KeyError, ValueError):
       pass
-  return out.get("supports", []), out.get("K", []), out.get("links", []), out.get("boxes", [])
+  return (out.get("supports", []), out.get("K", []), out.get("links", []), out.get("boxes", []),
+          sorted(out.get("G x G x L", [])))
 
 
 def fit(points):
@@ -46,7 +48,7 @@ def fit(points):
   return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx > 0 else float("nan")
 
 
-def svg(plate, legs, chain, tower, path):
+def svg(plate, legs, chain, tower, mesh, path):
   W, H, L, R, T, B = 760, 600, 78, 200, 40, 58
   series = [
       ("plate, impact step", "#1f5fbf", "", [(c, i) for c, i, _ in plate]),
@@ -57,6 +59,8 @@ def svg(plate, legs, chain, tower, path):
       ("chain, native mj_step", "#7d3c98", "6,4", [(c, n) for c, _, n in chain]),
       ("tower, impact step", "#c0392b", "", [(c, i) for c, i, _ in tower]),
       ("tower, native mj_step", "#c0392b", "6,4", [(c, n) for c, _, n in tower]),
+      ("mesh pile, impact step", "#d68910", "", [(c, i) for c, i, _ in mesh]),
+      ("mesh pile, native", "#d68910", "6,4", [(c, n) for c, _, n in mesh]),
   ]
   pts = [p for s in series for p in s[3]]
   if not pts:
@@ -123,9 +127,10 @@ def svg(plate, legs, chain, tower, path):
 def main():
   if len(sys.argv) != 2:
     sys.exit(__doc__)
-  plate, legs, chain, tower = tables(sys.stdin)
-  svg(plate, legs, chain, tower, sys.argv[1])
-  for name, rows in (("plate", plate), ("legged robot", legs), ("chain", chain), ("tower", tower)):
+  plate, legs, chain, tower, mesh = tables(sys.stdin)
+  svg(plate, legs, chain, tower, mesh, sys.argv[1])
+  for name, rows in (("plate", plate), ("legged robot", legs), ("chain", chain), ("tower", tower),
+                     ("mesh pile", mesh)):
     big = [(c, i) for c, i, _ in rows if c >= 9]
     nat = [(c, n) for c, _, n in rows if c >= 9]
     if len(big) >= 2:
