@@ -961,7 +961,7 @@ SVI_SIMD_FMA static void pfi_entering(svi_lcp_work* w, int n, const double* M, c
 #define PFI_REBUILD_NMIN 64
 #define PFI_REBUILD_SLACK 32
 #define PFI_REBUILD_PIVTOL 1e-12
-__attribute__((noinline, cold)) static int pfi_rebuild(svi_lcp_work* w, int n, const double* M, const double* d) {
+__attribute__((noinline)) static int pfi_rebuild(svi_lcp_work* w, int n, const double* M, const double* d) {
   const int ld = w->ld, z0 = 2 * n;
   int *var = w->rb_var, *orow = w->rb_orow, *nb = w->rb_new, *fr = w->rb_free, k = 0, rz = -1, nf = 0;
   pfi_settle(w);
@@ -1027,7 +1027,7 @@ __attribute__((noinline, cold)) static int pfi_rebuild(svi_lcp_work* w, int n, c
  * one a pivot, so 2 neta - 5 k grows by at most 7 a pivot, and the trigger cannot be met before
  * ceil((5 k + 2 PFI_REBUILD_SLACK - 2 neta) / 7) more pivots.  So the path's loop tests one count a
  * pivot (with the capacity's, the test it made before) and scans the basis only now and then. */
-__attribute__((noinline, cold)) static int pfi_rebuild_look(svi_lcp_work* w, int n, const double* M, const double* d,
+__attribute__((noinline)) static int pfi_rebuild_look(svi_lcp_work* w, int n, const double* M, const double* d,
                                                             int kmax) {
   int k = 0;
   for (int i = 0; i < n; i++) k += w->basis[i] >= n;
