@@ -941,9 +941,9 @@ SVI_SIMD_FMA static void pfi_entering(svi_lcp_work* w, int n, const double* M, c
  * which FTRAN's skip test passes over), is put through the etas made so far
  * (a = E_t^-1 ... E_1^-1 a_v, pfi_entering on the new file) and pivots on the row, among the rows
  * whose w is nonbasic and not yet taken, where |a_r| is largest (partial pivoting): then E_t+1
- * replaces e_r by a.  The result is
- * B P = E_1 ... E_k for the permutation P that moves each basic variable to its new row; the basic
- * values are the variables' own (xb, its pending update made), moved to their rows.  A row of
+ * replaces e_r by a.  The result is B P = E_1 ... E_k for the permutation P that moves each basic
+ * variable to its new row; the basic values are the variables' own (xb, its pending update made),
+ * moved to their rows.  A row of
  * B^-1 belongs to its basic variable, not to its place, so the lexicographic test compares the
  * same rows as before; B^-1 is the same matrix rounded differently, and the path is the same
  * exactly where no decision of the ratio test lies within the rounding of B^-1.
@@ -955,9 +955,9 @@ SVI_SIMD_FMA static void pfi_entering(svi_lcp_work* w, int n, const double* M, c
  * skip fewer etas than the path's, and at 2 kstruct the tower of 25 boxes took 3 % more
  * instructions, at 2.5 kstruct 0.7 %, while the mesh piles of table E took 0.64-0.81 and
  * 0.66-0.79 of theirs.  Only from n >= PFI_REBUILD_NMIN (the small LCPs' paths are short, and
- * their bits stay those of the path without it).  0 and the
- * product form untouched when a pivot is below PFI_REBUILD_PIVTOL times the column's largest entry
- * (the basis near singular), or when an entry is not finite. */
+ * their bits stay those of the path without it).  0 and the product form untouched when a pivot
+ * is below PFI_REBUILD_PIVTOL times the column's largest entry (the basis near singular), or when
+ * an entry is not finite. */
 #define PFI_REBUILD_NMIN 64
 #define PFI_REBUILD_SLACK 32
 #define PFI_REBUILD_PIVTOL 1e-12
@@ -1093,7 +1093,8 @@ static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, co
   pfi_pivot(w, r);
   basis[r] = z0;
   /* the eta count at which the loop stops: the capacity, or before it a look for a rebuild
-   * (pfi_rebuild_look; from n >= PFI_REBUILD_NMIN, first at 2.5 + PFI_REBUILD_SLACK etas) */
+   * (pfi_rebuild_look; from n >= PFI_REBUILD_NMIN, first at PFI_REBUILD_SLACK + 3 etas, the least
+   * count that can reach 2.5 k + PFI_REBUILD_SLACK with z0 basic, k >= 1) */
   int lim = n >= PFI_REBUILD_NMIN && !w->no_rebuild && PFI_REBUILD_SLACK + 3 < kmax ? PFI_REBUILD_SLACK + 3 : kmax;
   int it = 1;
   for (;;) {
