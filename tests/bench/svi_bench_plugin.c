@@ -625,8 +625,8 @@ static int impact_mode(const char* path, int reps, const char* law_name) {
   svi_event ev = *svi_event_get(in, svi_event_count(in) - 1);
   uint64_t hash = bench_fnv(BENCH_FNV0, p.d->qvel, (size_t)p.m->nv);   /* the last impact step's qvel */
   native_steps(in, &p, reps);
-  printf("MuJoCo %s, %s: %d impact steps (%d contacts, %d LCPs, status %d), hash of qvel %016llx, "
-         "and %d native steps\n", mj_versionString(), path, reps, ev.ncontact, ev.lcps, ev.status,
+  printf("MuJoCo %s, %s: %d impact steps (%d contacts, %d LCPs, status %d, fallback %d), hash of qvel %016llx, "
+         "and %d native steps\n", mj_versionString(), path, reps, ev.ncontact, ev.lcps, ev.status, ev.fallback,
          (unsigned long long)hash, reps);
   free_pair(&p);
   return 0;

@@ -56,14 +56,14 @@ impact_row() {  # label model reps
   i=$(step_instr "$2" "$3" impact_steps)
   n=$(step_instr "$2" "$3" native_steps)
   local info
-  info=$(sed -n 's/.*impact steps (\([0-9]*\) contacts, \([0-9]*\) LCPs, status \([-0-9]*\)).*/\1 | \2 | \3/p' "$tmp/run")
+  info=$(sed -n 's/.*impact steps (\([0-9]*\) contacts, \([0-9]*\) LCPs, status \([-0-9]*\), fallback \([0-9]*\)).*/\1 | \2 | \3 | \4/p' "$tmp/run")
   [ -n "$info" ] || { echo "| $1 | no impact event (or the run failed: $(head -c 200 "$tmp/err")) |"; return; }
   awk -v l="$1" -v i="$i" -v n="$n" -v r="$3" -v info="$info" \
     'BEGIN { printf "| %s | %s | %.0f | %.0f | %.2fx |\n", l, info, i / r, n / r, i / n }'
 }
 echo
-echo "| one impact step | contacts | LCPs | status | instructions | native mj_step | ratio (target <= 5x at 100 contacts) |"
-echo "|---|---|---|---|---|---|---|"
+echo "| one impact step | contacts | LCPs | status | fallback | instructions | native mj_step | ratio (target <= 5x at 100 contacts) |"
+echo "|---|---|---|---|---|---|---|---|"
 impact_row "plate on 100 supports (table C)" "$("$BUILD/svi-bench-plugin" --plate 100 models)" 10
 impact_row "two-legged robot, 7 x 7-point feet (table C)" "$("$BUILD/svi-bench-plugin" --legs 7)" 10
 impact_row "chain of 25 links (table C)" "$("$BUILD/svi-bench-plugin" --snake 25)" 4
