@@ -1000,9 +1000,7 @@ __attribute__((noinline)) static int pfi_rebuild(svi_lcp_work* w, int n, const d
     if (f < 0 || !(best > PFI_REBUILD_PIVTOL * amax) || !(amax <= DBL_MAX)) return 0;
     int r = fr[f];
     memmove(fr + f, fr + f + 1, sizeof(int) * (size_t)(--nf - f));   /* r taken */
-    t.eta_inv[t.neta] = 1.0 / a[r];
-    if (t.first_eta[r] > t.neta) t.first_eta[r] = t.neta;
-    t.eta_row[t.neta++] = r;
+    pfi_pivot(&t, r);   /* the eta (its pending update of the basic values stays in the copy t) */
     nb[r] = var[j];
   }
   /* each basic variable's value to its new row: a w_v to row v, the others to the rows their
