@@ -1356,8 +1356,8 @@ typedef struct {
   const double *zu, *wu, *z;
 } pair_acc;
 
-/* pairs k0 .. cnt-1 of the buffer */
-static void pairs_scalar(pair_acc* p, int k0) {
+/* pairs k0 .. cnt-1 of the buffer (an AVX2 clone: see SVI_SIMD) */
+SVI_SIMD static void pairs_scalar(pair_acc* p, int k0) {
   double r = p->r;
   int nan = p->nan;
   for (int k = k0; k < p->cnt; k++) {

@@ -48,7 +48,10 @@ static inline void* svi_calloc64(size_t n) {
 
 /* Hot O(n) kernels get an AVX2 clone chosen at load time (the build sets no -march).  ISO C11
  * (-std=c11) keeps -ffp-contract=off and no kernel reorders a sum, so every clone returns the
- * same bits. */
+ * same bits.  A scalar helper that AVX code calls gets the clone too (GCC then calls the AVX2
+ * clone from AVX2 code): GCC puts no vzeroupper before a call of a local function that leaves the
+ * YMM registers alone, nor before a tail call, and legacy SSE code run with the upper YMM state
+ * dirty pays a merge an instruction on Intel cores (tests/check_avx_transitions.py). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(SVI_NO_MULTIVERSION)
 #define SVI_SIMD __attribute__((target_clones("avx2", "default")))
 /* and kernels written with fma(): a clone with the FMA instructions (and AVX), the default one

@@ -864,8 +864,10 @@ static void spatial_tables(svi_impact* s) {
     }
 }
 
-/* per step: each budgeted mode's fixed impulse and Wr times it (sm_xf, sm_vf) */
-static void spatial_step_slot(svi_impact* s, int i, int md, double lmax_i) {
+/* per step: each budgeted mode's fixed impulse and Wr times it (sm_xf, sm_vf).  This and the
+ * three helpers below that spatial_fast and spatial_enumerate call have an AVX2 clone too, called
+ * from their AVX2 clones (SVI_SIMD in svi_internal.h: a quarter of a box-on-an-edge impact step) */
+SVI_SIMD static void spatial_step_slot(svi_impact* s, int i, int md, double lmax_i) {
   int m3 = 3 * s->nc;
   const struct svi_smode* q = s->smode + i * S_MODES + md;
   if (!q->fixed) return;
@@ -959,7 +961,7 @@ static inline __attribute__((always_inline)) int spatial_pattern_nc(svi_impact* 
 /* spatial_pattern_nc for the problem's nc, with two contacts (the plugin's enumerated events of a
  * box on an edge or two feet) a constant, so that its loops over the 6 reduced rows unroll: the
  * same operations in the same order */
-static int spatial_pattern(svi_impact* s, const int* mode, const double* ur, double* x, double* up) {
+SVI_SIMD static int spatial_pattern(svi_impact* s, const int* mode, const double* ur, double* x, double* up) {
   return s->nc == 2 ? spatial_pattern_nc(s, mode, ur, x, up, 2) : spatial_pattern_nc(s, mode, ur, x, up, s->nc);
 }
 
@@ -1016,8 +1018,8 @@ static inline __attribute__((always_inline)) int spatial_feasible_nc(const svi_i
 }
 
 /* spatial_feasible_nc, with two contacts a constant (as spatial_pattern) */
-static int spatial_feasible(const svi_impact* s, const int* mode, const double* lmax,
-                            const double* x, const double* up) {
+SVI_SIMD static int spatial_feasible(const svi_impact* s, const int* mode, const double* lmax,
+                                     const double* x, const double* up) {
   return s->nc == 2 ? spatial_feasible_nc(s, mode, lmax, x, up, 2)
                     : spatial_feasible_nc(s, mode, lmax, x, up, s->nc);
 }
@@ -1109,7 +1111,7 @@ static int allowed_modes(const svi_impact* s, const double* ur, const double* lm
  * of a few points (mode_hull), so Wr times them lies, row by row, in [min, max] over those points
  * (mode_bounds, per step for the allowed modes).  A pattern is skipped when, with every contact's
  * interval of its own mode summed, some contact's mode is impossible (pattern_possible). */
-static int mode_hull(int spatial, int md, double lmax, double mu, double eps, double pt[8][3]) {
+SVI_SIMD static int mode_hull(int spatial, int md, double lmax, double mu, double eps, double pt[8][3]) {
   double L = lmax + eps;
   memset(pt, 0, sizeof(double) * 24);
   if (!spatial) {
