@@ -613,7 +613,7 @@ static double ratio_scan_scalar(int n, double* x, const double* a, double tol, d
 __attribute__((target("avx2"))) static inline __attribute__((always_inline)) double ratio_scan_body(
     int n4, double* x, const double* a, double tol, double* sec, int* arg, const double* ap, double f,
     int rp, const int upd) {
-  __m256d vt = _mm256_set1_pd(tol), one = _mm256_set1_pd(1.0), inf = _mm256_set1_pd(INFINITY);
+  __m256d vt = _mm256_set1_pd(tol), inf = _mm256_set1_pd(INFINITY);
   __m256d m1 = inf, m2 = inf, i1 = _mm256_set1_pd(-1), idx = _mm256_set_pd(3, 2, 1, 0);
   __m256d four = _mm256_set1_pd(4), vf = _mm256_set1_pd(f), vrp = _mm256_set1_pd(rp);
   __m256d vnan = _mm256_setzero_pd();
@@ -626,7 +626,10 @@ __attribute__((target("avx2"))) static inline __attribute__((always_inline)) dou
       vx = _mm256_blendv_pd(vx, vf, _mm256_cmp_pd(idx, vrp, _CMP_EQ_OQ));
       _mm256_storeu_pd(x + i, vx);
     }
-    __m256d t = _mm256_div_pd(vx, _mm256_blendv_pd(one, va, ok));
+    /* the divisor max(a, tol): a where a > tol; tol in the rows the next line sets to INFINITY
+     * (never a zero nor a subnormal divisor there, as the 1 of a blend before: the same bits, one
+     * instruction for a blend's three micro-ops on Intel cores) */
+    __m256d t = _mm256_div_pd(vx, _mm256_max_pd(va, vt));
     t = _mm256_blendv_pd(inf, t, ok);
     vnan = _mm256_or_pd(vnan, _mm256_cmp_pd(t, t, _CMP_UNORD_Q));
     __m256d lt = _mm256_cmp_pd(t, m1, _CMP_LT_OQ);
@@ -660,13 +663,13 @@ __attribute__((target("avx2"))) static double ratio_scan_avx2(int n4, double* x,
 
 __attribute__((target("avx2"))) static double min_ratio_avx2(int n, const double* x, const double* a,
                                                             double tol) {
-  __m256d vt = _mm256_set1_pd(tol), one = _mm256_set1_pd(1.0), inf = _mm256_set1_pd(INFINITY);
+  __m256d vt = _mm256_set1_pd(tol), inf = _mm256_set1_pd(INFINITY);
   __m256d vb = inf;
   int i = 0;
   for (; i + 4 <= n; i += 4) {
     __m256d va = _mm256_loadu_pd(a + i);
     __m256d ok = _mm256_cmp_pd(va, vt, _CMP_GT_OQ);
-    __m256d t = _mm256_div_pd(_mm256_loadu_pd(x + i), _mm256_blendv_pd(one, va, ok));
+    __m256d t = _mm256_div_pd(_mm256_loadu_pd(x + i), _mm256_max_pd(va, vt));   /* as ratio_scan_body */
     vb = _mm256_min_pd(_mm256_blendv_pd(inf, t, ok), vb);
   }
   double b4[4], best = INFINITY;
