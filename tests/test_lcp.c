@@ -263,7 +263,70 @@ static void test_sobol(void) {
         "counter RNG is a function of (seed, stream, index)");
 }
 
+/* The ratio test's AVX2 kernels give their scalar twins' bits: random columns and basic values
+ * with ties, signs, zeros of both signs, subnormals, infinities and NaNs, the pending update on
+ * or off, a small and a large tolerance.  The minimum, the second value and the updated x bit for
+ * bit (a zero of either sign as one value), the row when the minimum is unique (with a tie the
+ * caller takes the two-pass test and the row is not used). */
+static double ratio_value(uint64_t* st, int kind) {
+  *st = *st * 6364136223846793005ULL + 1442695040888963407ULL;
+  uint64_t r = *st >> 11;
+  double u = (double)r * 0x1p-53;
+  switch (kind) {
+  case 0: return u;
+  case 1: return (double)(r % 4);                  /* ties */
+  case 2: return u - 0.5;
+  default: {
+    static const double sp[] = {INFINITY, -INFINITY, NAN, 0.0, -0.0, 4.9e-324, -4.9e-324, 1e-300, 1e300};
+    return r % 3 ? sp[(r >> 3) % 9] : u;
+  }
+  }
+}
+
+/* the same double, a zero of either sign counting as one value (the twins' minima may keep
+ * different zeros of equal rows; no decision reads a zero's sign: every divisor is above tol) */
+static int same_double(double u, double v) {
+  if (u == 0 && v == 0) return 1;
+  return memcmp(&u, &v, sizeof(double)) == 0;
+}
+
+static void test_ratio_kernels(void) {
+  if (!svi_have_avx2()) {
+    printf("ratio kernels: no AVX2 on this CPU, the scalar twins only\n");
+    return;
+  }
+  enum { NMAX = 160 };
+  double x1[NMAX], x2[NMAX], a[NMAX], ap[NMAX];
+  uint64_t st = 12345;
+  int bad_scan = 0, bad_min = 0, cases = 200000;
+  for (int c = 0; c < cases; c++) {
+    int n4 = 4 * (1 + (int)(st >> 40) % (NMAX / 4)), kind = c % 4;
+    for (int i = 0; i < n4; i++) {
+      x1[i] = x2[i] = ratio_value(&st, kind);
+      a[i] = ratio_value(&st, kind);
+      ap[i] = ratio_value(&st, kind % 3);
+    }
+    double f = ratio_value(&st, kind % 3), tol = c % 2 ? 1e-12 : 0.3;
+    int rp = c % 3 ? (int)((st >> 20) % (uint64_t)n4) : -1;
+    double m0 = svi_kern_min_ratio_as(0, n4, x1, a, tol), m1 = svi_kern_min_ratio_as(1, n4, x1, a, tol);
+    bad_min += !same_double(m0, m1);
+    double s0, s1;
+    int g0, g1;
+    double r0 = svi_kern_ratio_scan(0, n4, x1, a, tol, &s0, &g0, ap, f, rp);
+    double r1 = svi_kern_ratio_scan(1, n4, x2, a, tol, &s1, &g1, ap, f, rp);
+    int same = same_double(r0, r1) && same_double(s0, s1) && (g0 == g1 || !(s0 > r0));
+    for (int i = 0; i < n4; i++) same &= same_double(x1[i], x2[i]);
+    if (!same && bad_scan < 3)
+      fprintf(stderr, "ratio scan differs: n %d kind %d rp %d: %g/%g %g/%g rows %d/%d\n", n4, kind, rp, r0, r1,
+              s0, s1, g0, g1);
+    bad_scan += !same;
+  }
+  CHECK(bad_scan == 0, "%d of %d ratio scans differ from the scalar twin", bad_scan, cases);
+  CHECK(bad_min == 0, "%d of %d minimum ratios differ from the scalar twin", bad_min, cases);
+}
+
 int main(void) {
+  test_ratio_kernels();
   test_pmatrix();
   test_impact_shape();
   test_degenerate();

@@ -322,6 +322,12 @@ void svi_lcp_set_rebuild(svi_lcp_work* w, int on);
  * AVX2 where the CPU has it (svi_have_avx2), the same bits either way. */
 double svi_kern_min_ratio(int n, const double* x, const double* a, double tol);
 int    svi_kern_ratio_ties(int n, const double* x, const double* a, double tol, double lim, int* cand);
+/* tests: the product form's ratio scan (n4 a multiple of 4; x updated by x -= f ap, x_rp = f when
+ * rp >= 0) and the minimum ratio, through the AVX2 kernel (avx2 = 1, if available) or the scalar
+ * twin */
+double svi_kern_ratio_scan(int avx2, int n4, double* x, const double* a, double tol, double* sec,
+                           int* arg, const double* ap, double f, int rp);
+double svi_kern_min_ratio_as(int avx2, int n, const double* x, const double* a, double tol);
 int    svi_have_avx2_probe(void);
 /* 1 if the CPU has AVX2 and FMA (and the build has the kernels): the probe once, then one load
  * of a flag (the per-step paths ask several times a step) */

@@ -724,6 +724,25 @@ double svi_kern_min_ratio(int n, const double* x, const double* a, double tol) {
   return min_ratio_tail(0, n, x, a, tol, INFINITY);
 }
 
+/* tests: the product form's one-pass ratio scan, and the minimum ratio, through the AVX2 kernel
+ * (avx2 = 1, where the CPU and the build have it) or the scalar twin */
+double svi_kern_ratio_scan(int avx2, int n4, double* x, const double* a, double tol, double* sec,
+                           int* arg, const double* ap, double f, int rp) {
+#ifdef SVI_AVX2_KERNELS
+  if (avx2 && have_avx2()) return ratio_scan_avx2(n4, x, a, tol, sec, arg, ap, f, rp);
+#endif
+  (void)avx2;
+  return ratio_scan_scalar(n4, x, a, tol, sec, arg, ap, f, rp);
+}
+
+double svi_kern_min_ratio_as(int avx2, int n, const double* x, const double* a, double tol) {
+#ifdef SVI_AVX2_KERNELS
+  if (avx2 && have_avx2()) return min_ratio_avx2(n, x, a, tol);
+#endif
+  (void)avx2;
+  return min_ratio_tail(0, n, x, a, tol, INFINITY);
+}
+
 int svi_kern_ratio_ties(int n, const double* x, const double* a, double tol, double lim, int* cand) {
 #ifdef SVI_AVX2_KERNELS
   if (have_avx2()) return ratio_ties_avx2(n, x, a, tol, lim, cand);
