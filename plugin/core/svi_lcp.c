@@ -627,8 +627,9 @@ __attribute__((target("avx2"))) static inline __attribute__((always_inline)) dou
       _mm256_storeu_pd(x + i, vx);
     }
     /* the divisor max(a, tol): a where a > tol; tol in the rows the next line sets to INFINITY
-     * (never a zero nor a subnormal divisor there, as the 1 of a blend before: the same bits, one
-     * instruction for a blend's three micro-ops on Intel cores) */
+     * (a positive normal number in every caller, the pivot tolerance: never a zero nor a
+     * subnormal divisor there, as the 1 of a blend before; the same bits, one instruction for a
+     * blend's three micro-ops on Intel cores) */
     __m256d t = _mm256_div_pd(vx, _mm256_max_pd(va, vt));
     t = _mm256_blendv_pd(inf, t, ok);
     vnan = _mm256_or_pd(vnan, _mm256_cmp_pd(t, t, _CMP_UNORD_Q));
