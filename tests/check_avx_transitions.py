@@ -76,9 +76,8 @@ def check(lines):
         at = {addr: k for k, (addr, _) in enumerate(ins)}
         dirty = [False] * len(ins)
         seen = [False] * len(ins)
-        work = [0] if ins else []
-        if ins:
-            seen[0] = True
+        work = [0]   # ins is not empty: it names %ymm
+        seen[0] = True
         while work:
             k = work.pop()
             d = dirty[k]

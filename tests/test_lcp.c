@@ -268,9 +268,8 @@ static void test_sobol(void) {
  * or off, a small and a large tolerance.  The minimum, the second value and the updated x bit for
  * bit (a zero of either sign as one value), the row when the minimum is unique (with a tie the
  * caller takes the two-pass test and the row is not used). */
-static double ratio_value(uint64_t* st, int kind) {
-  *st = *st * 6364136223846793005ULL + 1442695040888963407ULL;
-  uint64_t r = *st >> 11;
+static double ratio_value(uint64_t c, uint64_t i, int kind) {
+  uint64_t r = svi_rng_u64(12345, c, i) >> 11;
   double u = (double)r * 0x1p-53;
   switch (kind) {
   case 0: return u;
@@ -297,17 +296,16 @@ static void test_ratio_kernels(void) {
   }
   enum { NMAX = 160 };
   double x1[NMAX], x2[NMAX], a[NMAX], ap[NMAX];
-  uint64_t st = 12345;
   int bad_scan = 0, bad_min = 0, cases = 200000;
   for (int c = 0; c < cases; c++) {
-    int n4 = 4 * (1 + (int)(st >> 40) % (NMAX / 4)), kind = c % 4;
+    int n4 = 4 * (1 + (int)(svi_rng_u64(12345, c, 0) % (NMAX / 4))), kind = c % 4;
     for (int i = 0; i < n4; i++) {
-      x1[i] = x2[i] = ratio_value(&st, kind);
-      a[i] = ratio_value(&st, kind);
-      ap[i] = ratio_value(&st, kind % 3);
+      x1[i] = x2[i] = ratio_value(c, 1 + 3 * i, kind);
+      a[i] = ratio_value(c, 2 + 3 * i, kind);
+      ap[i] = ratio_value(c, 3 + 3 * i, kind % 3);
     }
-    double f = ratio_value(&st, kind % 3), tol = c % 2 ? 1e-12 : 0.3;
-    int rp = c % 3 ? (int)((st >> 20) % (uint64_t)n4) : -1;
+    double f = ratio_value(c, 3 * NMAX + 1, kind % 3), tol = c % 2 ? 1e-12 : 0.3;
+    int rp = c % 3 ? (int)(svi_rng_u64(12345, c, 3 * NMAX + 2) % (uint64_t)n4) : -1;
     double m0 = svi_kern_min_ratio_as(0, n4, x1, a, tol), m1 = svi_kern_min_ratio_as(1, n4, x1, a, tol);
     bad_min += !same_double(m0, m1);
     double s0, s1;

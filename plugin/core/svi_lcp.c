@@ -718,15 +718,25 @@ static inline int have_avx2(void) {
   return known;
 }
 
-double svi_kern_min_ratio(int n, const double* x, const double* a, double tol) {
+/* the minimum ratio through the AVX2 kernel (avx2 = 1, where the CPU and the build have it) or
+ * the scalar twin (tests ask for both) */
+static inline double min_ratio(int avx2, int n, const double* x, const double* a, double tol) {
 #ifdef SVI_AVX2_KERNELS
-  if (have_avx2()) return min_ratio_avx2(n, x, a, tol);
+  if (avx2 && have_avx2()) return min_ratio_avx2(n, x, a, tol);
 #endif
+  (void)avx2;
   return min_ratio_tail(0, n, x, a, tol, INFINITY);
 }
 
-/* tests: the product form's one-pass ratio scan, and the minimum ratio, through the AVX2 kernel
- * (avx2 = 1, where the CPU and the build have it) or the scalar twin */
+double svi_kern_min_ratio(int n, const double* x, const double* a, double tol) {
+  return min_ratio(1, n, x, a, tol);
+}
+
+double svi_kern_min_ratio_as(int avx2, int n, const double* x, const double* a, double tol) {
+  return min_ratio(avx2, n, x, a, tol);
+}
+
+/* tests: the product form's one-pass ratio scan, as svi_kern_min_ratio_as */
 double svi_kern_ratio_scan(int avx2, int n4, double* x, const double* a, double tol, double* sec,
                            int* arg, const double* ap, double f, int rp) {
 #ifdef SVI_AVX2_KERNELS
@@ -734,14 +744,6 @@ double svi_kern_ratio_scan(int avx2, int n4, double* x, const double* a, double 
 #endif
   (void)avx2;
   return ratio_scan_scalar(n4, x, a, tol, sec, arg, ap, f, rp);
-}
-
-double svi_kern_min_ratio_as(int avx2, int n, const double* x, const double* a, double tol) {
-#ifdef SVI_AVX2_KERNELS
-  if (avx2 && have_avx2()) return min_ratio_avx2(n, x, a, tol);
-#endif
-  (void)avx2;
-  return min_ratio_tail(0, n, x, a, tol, INFINITY);
 }
 
 int svi_kern_ratio_ties(int n, const double* x, const double* a, double tol, double lim, int* cand) {
@@ -1053,12 +1055,9 @@ __attribute__((noinline)) static int pfi_rebuild_look(svi_lcp_work* w, int n, co
   int k = 0;
   for (int i = 0; i < n; i++) k += w->basis[i] >= n;
   int next;
-  if (2 * w->neta >= 5 * k + 2 * PFI_REBUILD_SLACK) {
-    if (pfi_rebuild(w, n, M, d)) {
-      int gap = 5 * w->neta + 2 * PFI_REBUILD_SLACK - 2 * w->neta;   /* neta = k now */
-      next = w->neta + (gap + 6) / 7;
-    } else next = w->neta + PFI_REBUILD_SLACK;   /* near singular: the path goes on, tried later */
-  } else {
+  if (2 * w->neta >= 5 * k + 2 * PFI_REBUILD_SLACK && !pfi_rebuild(w, n, M, d))
+    next = w->neta + PFI_REBUILD_SLACK;   /* near singular: the path goes on, tried later */
+  else {   /* (after a rebuild the basis is the same and neta = k) */
     int gap = 5 * k + 2 * PFI_REBUILD_SLACK - 2 * w->neta;
     next = w->neta + (gap > 7 ? (gap + 6) / 7 : 1);
   }

@@ -11,9 +11,9 @@
 #
 #   tests/bench/targets_callgrind.sh [BUILD_DIR] [MODEL.xml ...]
 #
-# About 5 minutes on a 3 GHz core (the tower's impact steps are most of it).  Wall time follows
-# these counts within the host's noise except where a step streams more data than its caches
-# hold (docs/benchmarks.md, "At a glance").
+# About 5 minutes on the Zen 3 host, 10 on the Intel one of docs/benchmarks.md (the tower's impact
+# steps are most of it).  Wall time follows these counts within the host's noise except where a
+# step streams more data than its caches hold (docs/benchmarks.md, "At a glance").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${1:-build}
