@@ -15,7 +15,8 @@ usage: check_avx_transitions.py FILE...      objdump -d each file (a shared libr
        check_avx_transitions.py --self-test  the check on two small listings, a leak and no leak
 
 For every function that uses a YMM register: a forward may-be-dirty flow over its instructions and
-its jumps within the function.  Dirty after an instruction naming %ymm, clean after vzeroupper and
+its jumps within the function.  Dirty after an instruction naming %ymm or %zmm (the 512-bit
+FTRAN copy of svi_lcp.c: its upper halves are the same state), clean after vzeroupper and
 after a call (the callee returns clean, as the ABI's convention is).  Reported: a call or a tail
 jump, while maybe dirty, to a function of the same file that contains legacy SSE instructions on
 XMM registers, and a return while maybe dirty (its caller may be SSE code).  Exit status 1 with
@@ -65,18 +66,22 @@ def is_sse(ins):
     return False
 
 
+def wide(text):
+    return '%ymm' in text or '%zmm' in text
+
+
 def check(lines):
     funcs, order = parse(lines)
     sse = {name: is_sse(ins) for name, ins in funcs.items()}
     found = []
     for name in order:
         ins = funcs[name]
-        if not any('%ymm' in text for _, text in ins):
+        if not any(wide(text) for _, text in ins):
             continue
         at = {addr: k for k, (addr, _) in enumerate(ins)}
         dirty = [False] * len(ins)
         seen = [False] * len(ins)
-        work = [0]   # ins is not empty: it names %ymm
+        work = [0]   # ins is not empty: it names %ymm or %zmm
         seen[0] = True
         while work:
             k = work.pop()
@@ -85,7 +90,7 @@ def check(lines):
             op = text.split()[0]
             if op == 'vzeroupper':
                 d = False
-            elif '%ymm' in text:
+            elif wide(text):
                 d = True
             tm = TARGET.search(text)
             tname = tm.group(1) if tm else None
@@ -138,14 +143,17 @@ LEAK = """
     1030:	jmp    1000 <sse_helper>
 """
 CLEAN = LEAK.replace("    1030:\tjmp    1000 <sse_helper>", "    1030:\tvzeroupper\n    1033:\tjmp    1000 <sse_helper>")
+LEAK512 = LEAK.replace("%ymm0", "%zmm0").replace("kernel_avx2", "kernel_512")
 
 
 def self_test():
     leak = check(LEAK.split('\n'))
     clean = check(CLEAN.split('\n'))
-    ok = leak == [('kernel_avx2', 0x1030, 'tail jump to sse_helper')] and clean == []
-    print('self-test:', 'the leak is found and the clean listing passes' if ok else
-          'FAILED (leak: %r, clean: %r)' % (leak, clean))
+    leak512 = check(LEAK512.split('\n'))
+    ok = (leak == [('kernel_avx2', 0x1030, 'tail jump to sse_helper')] and clean == [] and
+          leak512 == [('kernel_512', 0x1030, 'tail jump to sse_helper')])
+    print('self-test:', 'the leaks (YMM and ZMM) are found and the clean listing passes' if ok else
+          'FAILED (leak: %r, clean: %r, 512-bit leak: %r)' % (leak, clean, leak512))
     return 0 if ok else 1
 
 

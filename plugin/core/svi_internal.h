@@ -336,6 +336,17 @@ static inline int svi_have_avx2(void) {
   int f = atomic_load_explicit(&svi_avx2_flag, memory_order_relaxed);
   return f >= 0 ? f : svi_have_avx2_probe();
 }
+/* 1 if the product form's FTRAN on 64 rows or more runs in its 512-bit copy (svi_lcp.c,
+ * pfi_ftran_large_512: the CPU has AVX2, AVX-512F and VBMI, and the build has the clones), read as
+ * svi_have_avx2; the same bits either way.  svi_kern_set_avx512(0) turns it off for the process
+ * (tests compare the two), svi_kern_set_avx512(1) back on where the CPU has it. */
+int  svi_have_avx512_probe(void);
+extern _Atomic int svi_avx512_flag;   /* -1 until probed */
+static inline int svi_have_avx512(void) {
+  int f = atomic_load_explicit(&svi_avx512_flag, memory_order_relaxed);
+  return f >= 0 ? f : svi_have_avx512_probe();
+}
+void svi_kern_set_avx512(int on);
 
 /* x > 0 ? x : 0 without a branch (maxsd returns its second operand unless the first is
  * greater: +0 for -0 and for NaN, as the comparison does) */

@@ -454,11 +454,33 @@ static inline __attribute__((always_inline)) void ftran_body(const svi_lcp_work*
   }
 }
 
+/* FTRAN on 64 rows or more in 512-bit vectors: the same C (ftran_body with skip) compiled for
+ * AVX-512F with GCC's 512-bit vector width preferred, so its passes x_i = fma(-e_i, x_r, x_i) run
+ * eight rows a vector instead of four.  A pass sums nothing across rows: each row gets the same
+ * fused multiply-adds in the same order, so the same bits as the 4-wide clone.  Picked at run time
+ * (svi_have_avx512) where the CPU has AVX-512F and VBMI: Ice Lake and later Intel cores, AMD Zen 4
+ * and later.  Skylake-derived server cores (AVX-512 without VBMI) lower their clock under 512-bit
+ * multiply-adds and keep the 4-wide clone (a judgement, not measured: this project's hosts have
+ * been Zen 1, Zen 3 and Emerald Rapids).  Not below 64 rows: a 28-row column took no less time
+ * eight-wide on the Emerald Rapids host (docs/benchmarks.md, the twenty-third session).  The
+ * choice is made by the callers (pfi_entering, pfi_ftran), not in ftran_body: a call inside it
+ * (tried with explicit 512-bit kernels) cost its small problems' copy 6 % more instructions, run-
+ * time alias checks in the passes that the restrict qualifiers otherwise spare. */
+#ifdef SVI_AVX2_KERNELS
+__attribute__((target("avx512f,fma,prefer-vector-width=512"))) static void pfi_ftran_large_512(const svi_lcp_work* w,
+                                                                                            double* x, int t) {
+  ftran_body(w, x, t, 1);
+}
+#endif
 SVI_SIMD_FMA static void pfi_ftran_small(const svi_lcp_work* w, double* x, int t) { ftran_body(w, x, t, 0); }
 SVI_SIMD_FMA static void pfi_ftran_large(const svi_lcp_work* w, double* x, int t) { ftran_body(w, x, t, 1); }
 
 /* x <- B^-1 x from the first eta (refine's; the entering column inlines ftran_body) */
 static void pfi_ftran(const svi_lcp_work* w, int n, double* x) {
+#ifdef SVI_AVX2_KERNELS
+  if (n >= 64 && svi_have_avx512()) pfi_ftran_large_512(w, x, 0);
+  else
+#endif
   if (n >= 64) pfi_ftran_large(w, x, 0);
   else pfi_ftran_small(w, x, 0);
 }
@@ -710,6 +732,23 @@ int svi_have_avx2_probe(void) {
   return f;
 }
 
+_Atomic int svi_avx512_flag = -1;
+
+int svi_have_avx512_probe(void) {
+#ifdef SVI_AVX2_KERNELS
+  int f = svi_have_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vbmi") ? 1 : 0;
+#else
+  int f = 0;
+#endif
+  atomic_store_explicit(&svi_avx512_flag, f, memory_order_relaxed);   /* every thread stores the same */
+  return f;
+}
+
+void svi_kern_set_avx512(int on) {
+  atomic_store_explicit(&svi_avx512_flag, -1, memory_order_relaxed);
+  if (!on || !svi_have_avx512()) atomic_store_explicit(&svi_avx512_flag, 0, memory_order_relaxed);
+}
+
 /* the kernels of this file: the flag in a plain static (read once, kept in a register where a
  * loop calls them) */
 static inline int have_avx2(void) {
@@ -950,6 +989,10 @@ SVI_SIMD_FMA static void pfi_entering(svi_lcp_work* w, int n, const double* M, c
     } else for (int i = 0; i < n; i++) a[i] = -M[i * n + (v - n)];
   }
   else for (int i = 0; i < n; i++) a[i] = d ? -d[i] : -1.0;
+#ifdef SVI_AVX2_KERNELS
+  if (n >= 64 && svi_have_avx512()) pfi_ftran_large_512(w, a, t0);
+  else
+#endif
   if (n >= 64) ftran_body(w, a, t0, 1);
   else ftran_body(w, a, t0, 0);
 }
