@@ -323,9 +323,10 @@ void svi_lcp_set_rebuild(svi_lcp_work* w, int on);
 double svi_kern_min_ratio(int n, const double* x, const double* a, double tol);
 int    svi_kern_ratio_ties(int n, const double* x, const double* a, double tol, double lim, int* cand);
 /* tests: the product form's ratio scan (n4 a multiple of 4; x updated by x -= f ap, x_rp = f when
- * rp >= 0) and the minimum ratio, through the AVX2 kernel (avx2 = 1, if available) or the scalar
- * twin */
-double svi_kern_ratio_scan(int avx2, int n4, double* x, const double* a, double tol, double* sec,
+ * rp >= 0) through its AVX-512VL copy (level 2, where svi_have_avx512), the AVX2 kernel (level 1,
+ * where the CPU has AVX2) or the scalar twin (0); the minimum ratio through the AVX2 kernel
+ * (avx2 = 1, if available) or the scalar twin */
+double svi_kern_ratio_scan(int level, int n4, double* x, const double* a, double tol, double* sec,
                            int* arg, const double* ap, double f, int rp);
 double svi_kern_min_ratio_as(int avx2, int n, const double* x, const double* a, double tol);
 int    svi_have_avx2_probe(void);
@@ -336,9 +337,10 @@ static inline int svi_have_avx2(void) {
   int f = atomic_load_explicit(&svi_avx2_flag, memory_order_relaxed);
   return f >= 0 ? f : svi_have_avx2_probe();
 }
-/* 1 if the product form's FTRAN on 64 rows or more runs in its 512-bit copy (svi_lcp.c,
- * pfi_ftran_large_512: the CPU has AVX2, AVX-512F and VBMI, and the build has the clones), read as
- * svi_have_avx2; the same bits either way.  svi_kern_set_avx512(0) turns it off for the process
+/* 1 if the AVX-512 kernels run (svi_lcp.c: the product form's FTRAN on 64 rows or more in its
+ * 512-bit copy pfi_ftran_large_512, the ratio scan in its AVX-512VL copy ratio_scan_vl): the CPU has
+ * AVX2, AVX-512F, VL and VBMI, and the build has the kernels; read as svi_have_avx2; the same bits
+ * either way.  svi_kern_set_avx512(0) turns it off for the process
  * (tests compare the two), svi_kern_set_avx512(1) back on where the CPU has it. */
 int  svi_have_avx512_probe(void);
 extern _Atomic int svi_avx512_flag;   /* -1 until probed */

@@ -630,6 +630,12 @@ static double ratio_scan_scalar(int n, double* x, const double* a, double tol, d
 #ifdef SVI_AVX2_KERNELS
 #include <immintrin.h>
 
+/* the minimum over the four lanes, in every lane (the same operations in both ratio scans) */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) __m256d lanes_min(__m256d v) {
+  v = _mm256_min_pd(v, _mm256_permute4x64_pd(v, 0x4e));
+  return _mm256_min_pd(v, _mm256_permute_pd(v, 5));
+}
+
 /* ratio_scan_scalar over n4 rows, a multiple of 4: per lane the smallest quotient, its row and the
  * next smallest, then across the lanes (upd: a constant in each inlined copy, rp >= 0) */
 __attribute__((target("avx2"))) static inline __attribute__((always_inline)) double ratio_scan_body(
@@ -663,13 +669,10 @@ __attribute__((target("avx2"))) static inline __attribute__((always_inline)) dou
   }
   /* across the lanes without a branch: the minimum in every lane, the first lane k1 that holds it,
    * the second value the minimum of m2 and of m1 without lane k1 */
-  __m256d b = _mm256_min_pd(m1, _mm256_permute4x64_pd(m1, 0x4e));
-  b = _mm256_min_pd(b, _mm256_permute_pd(b, 5));
+  __m256d b = lanes_min(m1);
   int k1 = __builtin_ctz((unsigned)_mm256_movemask_pd(_mm256_cmp_pd(m1, b, _CMP_EQ_OQ)) | 16u) & 3;
   __m256d lane = _mm256_set_pd(3, 2, 1, 0);
-  __m256d s = _mm256_min_pd(m2, _mm256_blendv_pd(m1, inf, _mm256_cmp_pd(lane, _mm256_set1_pd(k1), _CMP_EQ_OQ)));
-  s = _mm256_min_pd(s, _mm256_permute4x64_pd(s, 0x4e));
-  s = _mm256_min_pd(s, _mm256_permute_pd(s, 5));
+  __m256d s = lanes_min(_mm256_min_pd(m2, _mm256_blendv_pd(m1, inf, _mm256_cmp_pd(lane, _mm256_set1_pd(k1), _CMP_EQ_OQ))));
   double vi[4];
   _mm256_storeu_pd(vi, i1);
   *sec = _mm256_movemask_pd(vnan) ? -INFINITY : _mm256_cvtsd_f64(s);
@@ -682,6 +685,50 @@ __attribute__((target("avx2"))) static double ratio_scan_avx2(int n4, double* x,
                                                              double f, int rp) {
   if (rp >= 0) return ratio_scan_body(n4, x, a, tol, sec, arg, ap, f, rp, 1);
   return ratio_scan_body(n4, x, a, tol, sec, arg, ap, f, rp, 0);
+}
+
+/* ratio_scan_body with AVX-512VL's mask registers (where svi_have_avx512): the same lanes, the same
+ * operations and quotients, so the same minimum, second value and row; the three blends (three
+ * micro-ops each on Intel cores) become masked moves and the masked-out quotients a masked division */
+__attribute__((target("avx2,avx512f,avx512vl"))) static inline __attribute__((always_inline)) double
+ratio_scan_body_vl(int n4, double* x, const double* a, double tol, double* sec, int* arg, const double* ap,
+                   double f, int rp, const int upd) {
+  __m256d vt = _mm256_set1_pd(tol), inf = _mm256_set1_pd(INFINITY);
+  __m256d m1 = inf, m2 = inf, i1 = _mm256_set1_pd(-1), idx = _mm256_set_pd(3, 2, 1, 0);
+  __m256d four = _mm256_set1_pd(4), vf = _mm256_set1_pd(f), vrp = _mm256_set1_pd(rp);
+  __mmask8 nan = 0;
+  for (int i = 0; i < n4; i += 4) {
+    __m256d va = _mm256_loadu_pd(a + i);
+    __mmask8 ok = _mm256_cmp_pd_mask(va, vt, _CMP_GT_OQ);
+    __m256d vx = _mm256_loadu_pd(x + i);
+    if (upd) {
+      vx = _mm256_sub_pd(vx, _mm256_mul_pd(vf, _mm256_loadu_pd(ap + i)));
+      vx = _mm256_mask_mov_pd(vx, _mm256_cmp_pd_mask(idx, vrp, _CMP_EQ_OQ), vf);
+      _mm256_storeu_pd(x + i, vx);
+    }
+    __m256d t = _mm256_mask_div_pd(inf, ok, vx, _mm256_max_pd(va, vt));   /* INFINITY where a <= tol */
+    nan |= _mm256_cmp_pd_mask(t, t, _CMP_UNORD_Q);
+    __mmask8 lt = _mm256_cmp_pd_mask(t, m1, _CMP_LT_OQ);
+    m2 = _mm256_min_pd(_mm256_max_pd(m1, t), m2);
+    m1 = _mm256_min_pd(t, m1);
+    i1 = _mm256_mask_mov_pd(i1, lt, idx);
+    idx = _mm256_add_pd(idx, four);
+  }
+  __m256d b = lanes_min(m1);
+  int k1 = __builtin_ctz((unsigned)_mm256_cmp_pd_mask(m1, b, _CMP_EQ_OQ) | 16u) & 3;
+  __m256d s = lanes_min(_mm256_min_pd(m2, _mm256_mask_mov_pd(m1, (__mmask8)(1u << k1), inf)));
+  double vi[4];
+  _mm256_storeu_pd(vi, i1);
+  *sec = nan ? -INFINITY : _mm256_cvtsd_f64(s);
+  *arg = (int)vi[k1];
+  return _mm256_cvtsd_f64(b);
+}
+
+__attribute__((target("avx2,avx512f,avx512vl"))) static double ratio_scan_vl(int n4, double* x, const double* a,
+                                                                            double tol, double* sec, int* arg,
+                                                                            const double* ap, double f, int rp) {
+  if (rp >= 0) return ratio_scan_body_vl(n4, x, a, tol, sec, arg, ap, f, rp, 1);
+  return ratio_scan_body_vl(n4, x, a, tol, sec, arg, ap, f, rp, 0);
 }
 
 __attribute__((target("avx2"))) static double min_ratio_avx2(int n, const double* x, const double* a,
@@ -736,7 +783,8 @@ _Atomic int svi_avx512_flag = -1;
 
 int svi_have_avx512_probe(void) {
 #ifdef SVI_AVX2_KERNELS
-  int f = svi_have_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vbmi") ? 1 : 0;
+  int f = svi_have_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+          __builtin_cpu_supports("avx512vbmi") ? 1 : 0;
 #else
   int f = 0;
 #endif
@@ -775,14 +823,23 @@ double svi_kern_min_ratio_as(int avx2, int n, const double* x, const double* a, 
   return min_ratio(avx2, n, x, a, tol);
 }
 
-/* tests: the product form's one-pass ratio scan, as svi_kern_min_ratio_as */
-double svi_kern_ratio_scan(int avx2, int n4, double* x, const double* a, double tol, double* sec,
-                           int* arg, const double* ap, double f, int rp) {
+/* the product form's one-pass ratio scan: level 2 the AVX-512VL copy where the CPU has the AVX-512
+ * kernels (svi_have_avx512), else (and at level 1) the AVX2 kernel where it has AVX2, else (and at
+ * level 0) the scalar twin; the same bits in all three */
+static inline double ratio_scan(int level, int n4, double* x, const double* a, double tol, double* sec, int* arg,
+                                const double* ap, double f, int rp) {
 #ifdef SVI_AVX2_KERNELS
-  if (avx2 && have_avx2()) return ratio_scan_avx2(n4, x, a, tol, sec, arg, ap, f, rp);
+  if (level >= 2 && have_avx2() && svi_have_avx512()) return ratio_scan_vl(n4, x, a, tol, sec, arg, ap, f, rp);
+  if (level >= 1 && have_avx2()) return ratio_scan_avx2(n4, x, a, tol, sec, arg, ap, f, rp);
 #endif
-  (void)avx2;
+  (void)level;
   return ratio_scan_scalar(n4, x, a, tol, sec, arg, ap, f, rp);
+}
+
+/* tests: ratio_scan at a given level (as svi_kern_min_ratio_as) */
+double svi_kern_ratio_scan(int level, int n4, double* x, const double* a, double tol, double* sec,
+                           int* arg, const double* ap, double f, int rp) {
+  return ratio_scan(level, n4, x, a, tol, sec, arg, ap, f, rp);
 }
 
 int svi_kern_ratio_ties(int n, const double* x, const double* a, double tol, double lim, int* cand) {
@@ -949,12 +1006,7 @@ static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturba
   int r1, rp = w->pend_r;
   const double* ap = rp >= 0 ? w->eta + (size_t)(w->neta - 1) * w->ld : NULL;
   w->pend_r = -1;   /* the scan makes the pending update */
-#ifdef SVI_AVX2_KERNELS
-  double best = have_avx2() ? ratio_scan_avx2(w->ld, x, a, piv_tol, &sec, &r1, ap, w->pend_theta, rp)
-                            : ratio_scan_scalar(w->ld, x, a, piv_tol, &sec, &r1, ap, w->pend_theta, rp);
-#else
-  double best = ratio_scan_scalar(w->ld, x, a, piv_tol, &sec, &r1, ap, w->pend_theta, rp);
-#endif
+  double best = ratio_scan(2, w->ld, x, a, piv_tol, &sec, &r1, ap, w->pend_theta, rp);
   if (best == INFINITY) return -1;
   double tie = 1e-11 * (1 + fabs(best)), lim = best + tie;
   if (lim >= 1e-290 && sec > lim * (1 + 8 * DBL_EPSILON) && x[r1] <= lim * a[r1]) return r1;
