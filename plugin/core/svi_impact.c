@@ -245,11 +245,6 @@ static int fail(char* err, int errlen, int status, const char* msg) {
   return status;
 }
 
-static int all_finite(int n, const double* x) {
-  for (int i = 0; i < n; i++) if (!isfinite(x[i])) return 0;
-  return 1;
-}
-
 /* A = L L^T in place (lower triangle, row-major; the upper is zeroed); 0 if A is not positive
  * definite.  The small dense systems of the mode enumeration and the pseudo-impulse. */
 int svi_cholesky(int n, double* L) {
@@ -945,8 +940,8 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
     return fail(err, errlen, SVI_ERR_CAPACITY, m);
   }
   int nv = def->nv, nc = def->nc, nt = def->nt;
-  if (!all_finite(nv * nv, def->M) || !all_finite(nc * nv, def->Jn) ||
-      !all_finite(nc * nt * nv, def->Jt) || !all_finite(nc, def->mu) || !all_finite(nv, def->v))
+  if (!svi_all_finite(nv * nv, def->M) || !svi_all_finite(nc * nv, def->Jn) ||
+      !svi_all_finite(nc * nt * nv, def->Jt) || !svi_all_finite(nc, def->mu) || !svi_all_finite(nv, def->v))
     return fail(err, errlen, SVI_ERR_NONFINITE, "problem data contains NaN or Inf");
   for (int i = 0; i < nc; i++)
     if (def->mu[i] < 0) {

@@ -350,6 +350,19 @@ static inline int svi_have_avx512(void) {
 }
 void svi_kern_set_avx512(int on);
 
+/* 1 if every x_i is finite: x_i 0 is NaN exactly when x_i is not finite, and a NaN stays in a sum;
+ * four independent sums, no branch per entry (vectorised; the validity checks of the LCP inputs and
+ * of an impact problem's matrices) */
+static inline int svi_all_finite(int n, const double* x) {
+  double s[4] = {0, 0, 0, 0};
+  int i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int k = 0; k < 4; k++) s[k] += x[i + k] * 0.0;
+  for (; i < n; i++) s[0] += x[i] * 0.0;
+  double t = (s[0] + s[1]) + (s[2] + s[3]);
+  return t == t;
+}
+
 /* x > 0 ? x : 0 without a branch (maxsd returns its second operand unless the first is
  * greater: +0 for -0 and for NaN, as the comparison does) */
 #if defined(__x86_64__)

@@ -1308,18 +1308,6 @@ static void refine(svi_lcp_work* w, int n, const double* M, const double* q, dou
   }
 }
 
-/* every x_i finite: x_i 0 is NaN exactly when x_i is not finite, and a NaN stays in a sum; four
- * independent sums without a branch per entry */
-static int finite_vec(int n, const double* x) {
-  double s[4] = {0, 0, 0, 0};
-  int i = 0;
-  for (; i + 4 <= n; i += 4)
-    for (int k = 0; k < 4; k++) s[k] += x[i + k] * 0.0;
-  for (; i < n; i++) s[0] += x[i] * 0.0;
-  double t = (s[0] + s[1]) + (s[2] + s[3]);
-  return t == t;
-}
-
 /* The residual of z, after up to two steps of iterative refinement with the tableau's B^-1 while
  * it is above tol (kept only when a step lowers it). */
 static double refined_residual(svi_lcp_work* w, const svi_lcp_options* o, int n, const double* M,
@@ -1358,7 +1346,7 @@ static int check_entry(const svi_lcp_work* w, int n, const double* M, int check_
   if (!w || (check_m && !M) || !q || !z || n <= 0) return info->status = SVI_ERR_ARG;
   if (n > w->nmax) return info->status = SVI_ERR_CAPACITY;
   memset(z, 0, sizeof(double) * n);
-  if ((check_m && !finite_vec(n * n, M)) || !finite_vec(n, q) || (d && !finite_vec(n, d)))
+  if ((check_m && !svi_all_finite(n * n, M)) || !svi_all_finite(n, q) || (d && !svi_all_finite(n, d)))
     return info->status = SVI_ERR_NONFINITE;
   /* a subnormal d_i would make the first eta's reciprocal pivot infinite */
   if (d) {
