@@ -829,17 +829,28 @@ double svi_kern_min_ratio_as(int avx2, int n, const double* x, const double* a, 
 static inline double ratio_scan(int level, int n4, double* x, const double* a, double tol, double* sec, int* arg,
                                 const double* ap, double f, int rp) {
 #ifdef SVI_AVX2_KERNELS
-  if (level >= 2 && have_avx2() && svi_have_avx512()) return ratio_scan_vl(n4, x, a, tol, sec, arg, ap, f, rp);
-  if (level >= 1 && have_avx2()) return ratio_scan_avx2(n4, x, a, tol, sec, arg, ap, f, rp);
+  if (level >= 2) return ratio_scan_vl(n4, x, a, tol, sec, arg, ap, f, rp);
+  if (level == 1) return ratio_scan_avx2(n4, x, a, tol, sec, arg, ap, f, rp);
 #endif
   (void)level;
   return ratio_scan_scalar(n4, x, a, tol, sec, arg, ap, f, rp);
 }
 
+/* the highest level of ratio_scan at most max that this CPU runs (asked once a path: the flags'
+ * tests cost a tenth of a small problem's pivot) */
+static int ratio_level(int max) {
+  int level = 0;
+#ifdef SVI_AVX2_KERNELS
+  if (max >= 1 && have_avx2()) level = max >= 2 && svi_have_avx512() ? 2 : 1;
+#endif
+  (void)max;
+  return level;
+}
+
 /* tests: ratio_scan at a given level (as svi_kern_min_ratio_as) */
 double svi_kern_ratio_scan(int level, int n4, double* x, const double* a, double tol, double* sec,
                            int* arg, const double* ap, double f, int rp) {
-  return ratio_scan(level, n4, x, a, tol, sec, arg, ap, f, rp);
+  return ratio_scan(ratio_level(level), n4, x, a, tol, sec, arg, ap, f, rp);
 }
 
 int svi_kern_ratio_ties(int n, const double* x, const double* a, double tol, double lim, int* cand) {
@@ -998,7 +1009,7 @@ static int pfi_lex_ties(svi_lcp_work* w, int n, const double* a, const int* cand
  * quotients normal, a guard only: lim = t* + 1e-11 (1 + |t*|) is <= 0 or above ~1e-27).  The minimum's
  * own row is tested exactly.  So the one-row answer is the two-pass test's, in far fewer steps;
  * anything else (ties, lim <= 0) takes the two passes. */
-static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturbation* pt) {
+static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturbation* pt, int scan) {
   const int z0 = 2 * n;
   const double* a = pfi_col(w);
   double* x = w->xb;
@@ -1006,7 +1017,7 @@ static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturba
   int r1, rp = w->pend_r;
   const double* ap = rp >= 0 ? w->eta + (size_t)(w->neta - 1) * w->ld : NULL;
   w->pend_r = -1;   /* the scan makes the pending update */
-  double best = ratio_scan(2, w->ld, x, a, piv_tol, &sec, &r1, ap, w->pend_theta, rp);
+  double best = ratio_scan(scan, w->ld, x, a, piv_tol, &sec, &r1, ap, w->pend_theta, rp);
   if (best == INFINITY) return -1;
   double tie = 1e-11 * (1 + fabs(best)), lim = best + tie;
   if (lim >= 1e-290 && sec > lim * (1 + 8 * DBL_EPSILON) && x[r1] <= lim * a[r1]) return r1;
@@ -1167,7 +1178,7 @@ void svi_lcp_set_rebuild(svi_lcp_work* w, int on) {
  * the tableau) */
 static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, const double* d,
                     const perturbation* pt, int max_iter, double piv_tol, double* z, int* pivots) {
-  const int z0 = 2 * n, kmax = PFI_KMAX(w->pfi_n);
+  const int z0 = 2 * n, kmax = PFI_KMAX(w->pfi_n), level = ratio_level(2);
   int* basis = w->basis;
   w->neta = 0;
   w->pend_r = -1;
@@ -1220,7 +1231,7 @@ static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, co
       lim = pfi_rebuild_look(w, n, M, d, kmax);
     }
     pfi_entering(w, n, M, d, entering);
-    r = pfi_ratio_test(w, n, piv_tol, pt);
+    r = pfi_ratio_test(w, n, piv_tol, pt, level);
     if (r < 0) { *pivots = it; return SVI_ERR_RAY; }
     leaving = basis[r];
     pfi_pivot(w, r);
