@@ -12,7 +12,8 @@ alone (IPA-RA), whatever that function's encoding.  The fix is that the helper i
 VEX encoding too (SVI_SIMD clones; GCC calls the matching clone directly) -- this check keeps it so.
 
 usage: check_avx_transitions.py FILE...      objdump -d each file (a shared library or executable)
-       check_avx_transitions.py --self-test  the check on two small listings, a leak and no leak
+       check_avx_transitions.py --self-test  the check on three small listings: a leak through a YMM
+                                             register, one through a ZMM register, and no leak
 
 For every function that uses a YMM register: a forward may-be-dirty flow over its instructions and
 its jumps within the function.  Dirty after an instruction naming %ymm or %zmm (the 512-bit

@@ -458,8 +458,8 @@ static inline __attribute__((always_inline)) void ftran_body(const svi_lcp_work*
  * AVX-512F with GCC's 512-bit vector width preferred, so its passes x_i = fma(-e_i, x_r, x_i) run
  * eight rows a vector instead of four.  A pass sums nothing across rows: each row gets the same
  * fused multiply-adds in the same order, so the same bits as the 4-wide clone.  Picked at run time
- * (svi_have_avx512) where the CPU has AVX-512F and VBMI: Ice Lake and later Intel cores, AMD Zen 4
- * and later.  Skylake-derived server cores (AVX-512 without VBMI) lower their clock under 512-bit
+ * (svi_have_avx512) where the CPU has AVX-512F, VL and VBMI: Ice Lake and later Intel cores, AMD
+ * Zen 4 and later.  Skylake-derived server cores (AVX-512 without VBMI) lower their clock under 512-bit
  * multiply-adds and keep the 4-wide clone (a judgement, not measured: this project's hosts have
  * been Zen 1, Zen 3 and Emerald Rapids).  Not below 64 rows: a 28-row column took no less time
  * eight-wide on the Emerald Rapids host (docs/benchmarks.md, the twenty-third session).  The
@@ -696,7 +696,7 @@ ratio_scan_body_vl(int n4, double* x, const double* a, double tol, double* sec, 
   __m256d vt = _mm256_set1_pd(tol), inf = _mm256_set1_pd(INFINITY);
   __m256d m1 = inf, m2 = inf, i1 = _mm256_set1_pd(-1), idx = _mm256_set_pd(3, 2, 1, 0);
   __m256d four = _mm256_set1_pd(4), vf = _mm256_set1_pd(f), vrp = _mm256_set1_pd(rp);
-  __mmask8 nan = 0;
+  __mmask8 knan = 0;
   for (int i = 0; i < n4; i += 4) {
     __m256d va = _mm256_loadu_pd(a + i);
     __mmask8 ok = _mm256_cmp_pd_mask(va, vt, _CMP_GT_OQ);
@@ -707,7 +707,7 @@ ratio_scan_body_vl(int n4, double* x, const double* a, double tol, double* sec, 
       _mm256_storeu_pd(x + i, vx);
     }
     __m256d t = _mm256_mask_div_pd(inf, ok, vx, _mm256_max_pd(va, vt));   /* INFINITY where a <= tol */
-    nan |= _mm256_cmp_pd_mask(t, t, _CMP_UNORD_Q);
+    knan |= _mm256_cmp_pd_mask(t, t, _CMP_UNORD_Q);
     __mmask8 lt = _mm256_cmp_pd_mask(t, m1, _CMP_LT_OQ);
     m2 = _mm256_min_pd(_mm256_max_pd(m1, t), m2);
     m1 = _mm256_min_pd(t, m1);
@@ -719,7 +719,7 @@ ratio_scan_body_vl(int n4, double* x, const double* a, double tol, double* sec, 
   __m256d s = lanes_min(_mm256_min_pd(m2, _mm256_mask_mov_pd(m1, (__mmask8)(1u << k1), inf)));
   double vi[4];
   _mm256_storeu_pd(vi, i1);
-  *sec = nan ? -INFINITY : _mm256_cvtsd_f64(s);
+  *sec = knan ? -INFINITY : _mm256_cvtsd_f64(s);
   *arg = (int)vi[k1];
   return _mm256_cvtsd_f64(b);
 }
@@ -836,8 +836,8 @@ static inline double ratio_scan(int level, int n4, double* x, const double* a, d
   return ratio_scan_scalar(n4, x, a, tol, sec, arg, ap, f, rp);
 }
 
-/* the highest level of ratio_scan at most max that this CPU runs (asked once a path: the flags'
- * tests cost a tenth of a small problem's pivot) */
+/* the highest level of ratio_scan at most max that this CPU runs (asked once a path: testing the
+ * flags at every pivot cost a disc-stack sample 1 % more instructions) */
 static int ratio_level(int max) {
   int level = 0;
 #ifdef SVI_AVX2_KERNELS
