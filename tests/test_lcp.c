@@ -263,7 +263,8 @@ static void test_sobol(void) {
         "counter RNG is a function of (seed, stream, index)");
 }
 
-/* The ratio test's AVX2 kernels give their scalar twins' bits: random columns and basic values
+/* The ratio test's AVX2 kernels give their scalar twins' bits, and the scan's AVX-512VL copy the
+ * AVX2 kernel's (row included, ties too; where the CPU has it): random columns and basic values
  * with ties, signs, zeros of both signs, subnormals, infinities and NaNs, the pending update on
  * or off, a small and a large tolerance.  The minimum, the second value and the updated x bit for
  * bit (a zero of either sign as one value), the row when the minimum is unique (with a tie the

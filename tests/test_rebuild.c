@@ -19,9 +19,10 @@
  *     and reach another solution of a step that has several, and the other solution must then be
  *     valid too (the paths' lengths are reported: the product form and the tableau differ in
  *     about a fifth of these degenerate LCPs without any rebuild);
- *   - the path with FTRAN's 512-bit copy (pfi_ftran_large_512, where the CPU has it: see the
- *     output) has the bits of the path with the 4-wide clone (svi_kern_set_avx512(0)): status,
- *     pivots, rebuilds and z, on every LCP.
+ *   - the path with the AVX-512 copies (FTRAN's pfi_ftran_large_512 and the ratio scan's
+ *     ratio_scan_vl, where the CPU has them: see the output) has the bits of the path with the
+ *     4-wide FTRAN and the AVX2 scan (svi_kern_set_avx512(0)): status, pivots, rebuilds and z, on
+ *     every LCP.
  *
  *   test_rebuild [LCPs]     default 240; SVI_TEST_SCALE scales it
  */
@@ -111,7 +112,8 @@ int main(int argc, char** argv) {
     const double* ss = pert ? sg : NULL;
     svi_lcp_info i1, i0, i2;
     int s1 = svi_lcp_lemke_prepared(s->lcp, n, &prep, q, dd, oo, ss, &o, z1, &i1);
-    {   /* the same path through the 4-wide FTRAN: the same bits (z0 is overwritten below) */
+    {   /* the same path through the 4-wide FTRAN and the AVX2 scan: the same bits (z0 is
+         * overwritten below) */
       svi_lcp_info i4;
       svi_kern_set_avx512(0);
       int s4 = svi_lcp_lemke_prepared(s->lcp, n, &prep, q, dd, oo, ss, &o, z0, &i4);
@@ -119,8 +121,8 @@ int main(int argc, char** argv) {
       int same = s4 == s1 && i4.pivots == i1.pivots && i4.rebuilds == i1.rebuilds &&
                  (s1 < 0 || !memcmp(z0, z1, sizeof(double) * n));
       wide_same += same;
-      CHECK(same, "problem %lld: FTRAN's 512-bit copy and the 4-wide clone differ (status %d/%d, pivots %d/%d, "
-            "rebuilds %d/%d)", k, s1, s4, i1.pivots, i4.pivots, i1.rebuilds, i4.rebuilds);
+      CHECK(same, "problem %lld: the AVX-512 copies and the 4-wide FTRAN with the AVX2 scan differ (status "
+            "%d/%d, pivots %d/%d, rebuilds %d/%d)", k, s1, s4, i1.pivots, i4.pivots, i1.rebuilds, i4.rebuilds);
     }
     svi_lcp_set_rebuild(s->lcp, 0);
     int s0 = svi_lcp_lemke_prepared(s->lcp, n, &prep, q, dd, oo, ss, &o, z0, &i0);
@@ -163,9 +165,9 @@ int main(int argc, char** argv) {
          "solved %lld, same v' %lld, different both valid %lld, different and invalid %lld\n",
          solves, rebuilt, rebuilds, worst, bad_res, only_tableau, only_unrebuilt, both[0], same_pivots, same_v[0],
          diff_valid[0], diff_bad[0], both[1], same_v[1], diff_valid[1], diff_bad[1]);
-  printf("FTRAN's 512-bit copy %s: the same bits as the 4-wide clone in %lld of %lld LCPs\n",
-         wide ? "on (this CPU has AVX-512F and VBMI)" : "not exercised (no AVX-512F with VBMI on this CPU, or a "
-         "portable build): both runs took the 4-wide clone", wide_same, solves);
+  printf("the AVX-512 copies of FTRAN and the ratio scan %s: the same bits as without them in %lld of %lld "
+         "LCPs\n", wide ? "on (this CPU has AVX-512F, VL and VBMI)" : "not exercised (no AVX-512F, VL and VBMI on "
+         "this CPU, or a portable build): both runs took the 4-wide FTRAN and the AVX2 scan", wide_same, solves);
   printf("rebuilt by shape (K x C):");
   for (int h = 0; h < nshape; h++) printf(" %d x %d: %lld of %lld", shapes[h][0], shapes[h][1], shape_rebuilt[h],
                                           (P - h + nshape - 1) / nshape);

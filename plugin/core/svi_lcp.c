@@ -1008,8 +1008,9 @@ static int pfi_lex_ties(svi_lcp_work* w, int n, const double* a, const int* cand
  * lim a_j, so it does not overflow; a NaN quotient sets sec = -INFINITY; lim >= 1e-290 keeps the
  * quotients normal, a guard only: lim = t* + 1e-11 (1 + |t*|) is <= 0 or above ~1e-27).  The minimum's
  * own row is tested exactly.  So the one-row answer is the two-pass test's, in far fewer steps;
- * anything else (ties, lim <= 0) takes the two passes. */
-static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturbation* pt, int scan) {
+ * anything else (ties, lim <= 0) takes the two passes.  level: ratio_scan's kernel, chosen once a path
+ * (ratio_level). */
+static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturbation* pt, int level) {
   const int z0 = 2 * n;
   const double* a = pfi_col(w);
   double* x = w->xb;
@@ -1017,7 +1018,7 @@ static int pfi_ratio_test(svi_lcp_work* w, int n, double piv_tol, const perturba
   int r1, rp = w->pend_r;
   const double* ap = rp >= 0 ? w->eta + (size_t)(w->neta - 1) * w->ld : NULL;
   w->pend_r = -1;   /* the scan makes the pending update */
-  double best = ratio_scan(scan, w->ld, x, a, piv_tol, &sec, &r1, ap, w->pend_theta, rp);
+  double best = ratio_scan(level, w->ld, x, a, piv_tol, &sec, &r1, ap, w->pend_theta, rp);
   if (best == INFINITY) return -1;
   double tie = 1e-11 * (1 + fabs(best)), lim = best + tie;
   if (lim >= 1e-290 && sec > lim * (1 + 8 * DBL_EPSILON) && x[r1] <= lim * a[r1]) return r1;
