@@ -40,11 +40,6 @@ static inline void svi_order_ready(svi_lazy_order* o) {
  * and the per-sample times moved with wherever the heap happened to place them. */
 static inline size_t svi_lines64(size_t n) { return n ? (n + 63) & ~(size_t)63 : 64; }
 static inline void* svi_alloc64(size_t n) { return aligned_alloc(64, svi_lines64(n)); }
-static inline void* svi_calloc64(size_t n) {
-  void* p = svi_alloc64(n);
-  if (p) memset(p, 0, svi_lines64(n));
-  return p;
-}
 
 /* Hot O(n) kernels get an AVX2 clone chosen at load time (the build sets no -march).  ISO C11
  * (-std=c11) keeps -ffp-contract=off and no kernel reorders a sum, so every clone returns the
@@ -90,6 +85,8 @@ struct svi_impact {
   /* sizes of the current problem */
   int nv, nc, nt, nd, nb;   /* nd = 2 nt friction directions, nb = nc (1 + nd) rows of Jbar */
   int n_ap, n_routh;        /* LCP sizes: eq. (31) nc (2 + nd), eq. (75) nc (3 + nd) */
+  void* block;    /* the workspace M, U, ... are carved from (workspace_alloc) */
+  size_t block_size;
   /* problem data */
   double* M;      /* nv x nv */
   double* U;      /* M = U U^T, U upper (row-major; ucholesky_env in svi_impact.c) */
