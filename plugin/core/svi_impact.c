@@ -72,7 +72,7 @@ static size_t carve(svi_impact* s, double* block) {
     {&s->sols, SVI_ENUM_MAX_SOLS * nr}, {&s->dv, SVI_ENUM_MAX_SOLS * nv}, {&s->sign, nr}, {&s->seen, SVI_ENUM_MAX_SOLS * 3 * s->nc_max},
     {&s->Wr, 9 * s->nc_max * s->nc_max}, {&s->Wr4, 12 * 12}, {&s->kappa, s->nc_max}, {&s->zunit, nr},
     {&s->wunit, nr}, {&s->lr_scratch, 2 * nr + 2 * nv}, {&s->u_next, nb},
-    {&s->pair_units, 3 * PAIRS_MAX}};
+    {&s->pair_units, 3 * PAIRS_MAX}, {&s->pair_w, nr}, {&s->pair_mag, nr}};
   size_t used = 0;
   for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
     if (block) *parts[i].p = block + used;
@@ -1377,16 +1377,15 @@ void svi_impact_g_add(const svi_impact* s, const double* lam, double* v) {
   svi_matvec_add(s->nv, s->nb, s->G, lam, v);
 }
 
-/* The pairs of lcp_residual, collected in the order of z and measured PAIR_BUF at a time: pair o is
+/* The pairs of lcp_residual, formed in the order of z (s->pair_w, pair_mag), then measured: pair o is
  * a = zu_o z_o against b = wu_o w_o, rounding term e = 4 eps wu_o mag_o (svi_pair_interval), the
  * residual their maximum, INFINITY if any pair's a + b + e is not finite (NaN or infinite).  The
  * test was once on the sum of all the pairs' a + b + e being NaN; per pair and on finiteness it
  * is stricter: an infinite velocity or rounding term (w = -inf with mag = +inf makes b - e and
  * b + e NaN, and the interval then drops out of the maximum) is never a residual that passes.  An
  * AVX2 twin and a scalar one: a maximum and a flag do not depend on the order. */
-#define PAIR_BUF 64
 typedef struct {
-  double w[PAIR_BUF], mag[PAIR_BUF];
+  const double *w, *mag;   /* pair k's w and rounding magnitude (k = 0 .. cnt-1) */
   int cnt, o0, nan;
   double r;
   const double *zu, *wu, *z;
@@ -1433,20 +1432,12 @@ __attribute__((target("avx2"))) static void pairs_avx2(pair_acc* p) {
 }
 #endif
 
-static void pairs_flush(pair_acc* p) {
+static void pairs_run(pair_acc* p) {
 #ifdef SVI_AVX2_KERNELS
   if (svi_have_avx2()) pairs_avx2(p);
   else
 #endif
     pairs_scalar(p, 0);
-  p->o0 += p->cnt;
-  p->cnt = 0;
-}
-
-static inline void pair_push(pair_acc* p, double w, double mag) {
-  p->w[p->cnt] = w;
-  p->mag[p->cnt] = mag;
-  if (++p->cnt == PAIR_BUF) pairs_flush(p);
 }
 
 /* The physical residual of z on (75) (routh) or (31), as svi_lcp_residual_units measures it
@@ -1469,37 +1460,56 @@ SVI_SIMD static double lcp_residual(svi_impact* s, int routh, const double* q, c
 #endif
     kern_w_times(nb, s->W, lam, q + off, wl, wm);
   s->u_next_ok = routh;
-  /* every pair as svi_pair_residual, in the order of z (pair_acc) */
-  pair_acc p;
-  p.cnt = p.o0 = p.nan = 0;
-  p.r = 0;
-  p.zu = zu;
-  p.wu = wu;
-  p.z = z;
+  /* every pair's w and magnitude in the order of z, each section a loop without branches (the
+   * compiler vectorises them in the AVX2 clone: each pair's own sums in their order), then the
+   * pairs as svi_pair_residual (pair_acc) */
+  double* restrict pw = s->pair_w;
+  double* restrict pm = s->pair_mag;
   for (int i = 0; i < off; i++) {         /* (75): l_max - l_n against beta */
     double t = -lam[i];
-    pair_push(&p, q[i] + t, fabs(q[i]) + fabs(t));
+    pw[i] = q[i] + t;
+    pm[i] = fabs(q[i]) + fabs(t);
   }
-  for (int i = 0; i < nc; i++) {          /* J_n v' (+ beta) against l_n */
-    int o = off + i;
-    double wi = wl[i], mag = fabs(q[o]) + wm[i];
-    if (routh) { wi += z[i]; mag += fabs(z[i]); }
-    pair_push(&p, wi, mag);
-  }
-  for (int i = 0; i < nc; i++) {          /* J_D v' + E gamma against l_D */
-    double g = z[off + nb + i];
-    for (int k = 0; k < nd; k++) {
-      int row = nc + i * nd + k, o = off + row;
-      pair_push(&p, wl[row] + g, fabs(q[o]) + wm[row] + fabs(g));
+  if (routh)                              /* J_n v' (+ beta) against l_n */
+    for (int i = 0; i < nc; i++) {
+      int o = off + i;
+      pw[o] = wl[i] + z[i];
+      pm[o] = fabs(q[o]) + wm[i] + fabs(z[i]);
     }
+  else
+    for (int i = 0; i < nc; i++) {
+      pw[i] = wl[i];
+      pm[i] = fabs(q[i]) + wm[i];
+    }
+  /* J_D v' + E gamma against l_D: row nc + j of J v' (contact j / nd) is pair off + nc + j */
+  {
+    const double *qd = q + off + nc, *wld = wl + nc, *wmd = wm + nc, *gam = z + off + nb;
+    double* restrict pwd = pw + off + nc;
+    double* restrict pmd = pm + off + nc;
+    if (nd == 2)
+      for (int j = 0; j < 2 * nc; j++) {
+        double g = gam[j >> 1];
+        pwd[j] = wld[j] + g;
+        pmd[j] = fabs(qd[j]) + wmd[j] + fabs(g);
+      }
+    else
+      for (int i = 0; i < nc; i++) {
+        double g = gam[i];
+        for (int k = i * nd; k < (i + 1) * nd; k++) {
+          pwd[k] = wld[k] + g;
+          pmd[k] = fabs(qd[k]) + wmd[k] + fabs(g);
+        }
+      }
   }
   for (int i = 0; i < nc; i++) {          /* mu l_n - E^T l_D against gamma */
     int o = off + nb + i;
     double t = s->mu[i] * lam[i], wi = q[o] + t, mag = fabs(q[o]) + fabs(t);
     for (int k = 0; k < nd; k++) { t = -lam[nc + i * nd + k]; wi += t; mag += fabs(t); }
-    pair_push(&p, wi, mag);
+    pw[o] = wi;
+    pm[o] = mag;
   }
-  pairs_flush(&p);
+  pair_acc p = {.w = pw, .mag = pm, .cnt = off + nb + nc, .zu = zu, .wu = wu, .z = z};
+  pairs_run(&p);
   return p.nan ? INFINITY : p.r;
 }
 

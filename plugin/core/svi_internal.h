@@ -139,6 +139,7 @@ struct svi_impact {
    * per contact beta, l_n, l_D (+t, -t per tangent), gamma; nc <= 4): the z unit, the w unit
    * and 4 eps times the w unit, each 3 + nd a contact, zero padding to a multiple of 4 */
   double* pair_units;
+  double *pair_w, *pair_mag;   /* nr: lcp_residual's pairs (w and its rounding magnitude) */
   double* zunit;    /* n_routh: units of z in (75) for the physical residual (AP: + nc) */
   double* wunit;    /* n_routh: units of w in (75) */
   /* scratch, sized once */
