@@ -59,7 +59,8 @@ void svi_matvec_add(int r, int c, const double* A, const double* x, double* y) {
 /* the pairs of an enumerated step's (75): 3 + nd per contact, nc <= 4, rounded up to 4 */
 #define PAIRS_MAX (7 * 4 + 4)
 
-/* Lay out every array of the workspace in one block; with block == NULL only count. */
+/* Lay out every array of the workspace in one block; with block == NULL only count.  s->block_size
+ * is set (workspace_alloc) before the block is carved. */
 static size_t carve(svi_impact* s, double* block) {
   int nb = s->nc_max * (1 + 2 * s->nt_max), nr = s->nc_max * (3 + 2 * s->nt_max);
   int nv = s->nv_max;
@@ -75,7 +76,12 @@ static size_t carve(svi_impact* s, double* block) {
     {&s->pair_units, 3 * PAIRS_MAX}, {&s->pair_w, nr}, {&s->pair_mag, nr}};
   size_t used = 0;
   for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-    if (block) *parts[i].p = block + used;
+    if (block) {
+      *parts[i].p = block + used;
+      /* fresh pages (workspace_alloc): the first 64 KiB of each array made resident now, the
+       * part a small event uses, so that its first impact step does not take their page faults */
+      if (s->block_size) memset(*parts[i].p, 0, sizeof(double) * (parts[i].n < 8192 ? parts[i].n : 8192));
+    }
     used += (parts[i].n + 7) & ~(size_t)7;   /* every array from a cache line (svi_alloc64) */
   }
   return used;
