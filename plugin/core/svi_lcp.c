@@ -418,9 +418,9 @@ static inline __attribute__((always_inline)) int ftran_quad(const svi_lcp_work* 
  * x has w->ld rows (its padding rows zero) and the loops run over whole blocks of 4.
  * skip: a constant in each inlined copy (n >= 64), see below; there four at a time where no pair
  * is skipped (ftran_quad). */
-static inline __attribute__((always_inline)) void ftran_body(const svi_lcp_work* w, double* restrict x, int t,
-                                                             const int skip) {
-  int ne = w->neta, ld = w->ld;
+static inline __attribute__((always_inline)) void ftran_body_ld(const svi_lcp_work* w, double* restrict x, int t,
+                                                                const int skip, const int ldc) {
+  int ne = w->neta, ld = ldc ? ldc : w->ld;
   for (; t + 1 < ne; t += 2) {
     if (skip && t + 3 < ne && ftran_quad(w, x, t)) {
       t += 2;
@@ -436,9 +436,13 @@ static inline __attribute__((always_inline)) void ftran_body(const svi_lcp_work*
      * problems, a skipped pass in the large ones (n >= 64: a pass costs more than a mispredicted
      * branch; then x1 = x2 = 0 and the pass would change only the sign of zeros) */
     if (skip && x[r1] == 0 && x[r2] == 0) continue;
+    if (ldc)   /* a constant: the loop unrolls completely */
+      for (int i = 0; i < ldc; i += 4)
+        for (int k = 0; k < 4; k++) x[i + k] = fma(-e2[i + k], x2, fma(-e1[i + k], x1, x[i + k]));
+    else
 #pragma GCC unroll 4
-    for (int i = 0; i < ld; i += 4)
-      for (int k = 0; k < 4; k++) x[i + k] = fma(-e2[i + k], x2, fma(-e1[i + k], x1, x[i + k]));
+      for (int i = 0; i < ld; i += 4)
+        for (int k = 0; k < 4; k++) x[i + k] = fma(-e2[i + k], x2, fma(-e1[i + k], x1, x[i + k]));
     x[r1] = r1 == r2 ? x1 : fma(-e2[r1], x2, x1);
     x[r2] = x2;
   }
@@ -446,12 +450,22 @@ static inline __attribute__((always_inline)) void ftran_body(const svi_lcp_work*
     int r = w->eta_row[t];
     const double* restrict e = w->eta + (size_t)t * ld;
     double xr = x[r] * w->eta_inv[t];
-    if (xr != 0)
+    if (xr != 0) {
+      if (ldc)
+        for (int i = 0; i < ldc; i += 4)
+          for (int k = 0; k < 4; k++) x[i + k] = fma(-e[i + k], xr, x[i + k]);
+      else
 #pragma GCC unroll 4
-      for (int i = 0; i < ld; i += 4)
-        for (int k = 0; k < 4; k++) x[i + k] = fma(-e[i + k], xr, x[i + k]);
+        for (int i = 0; i < ld; i += 4)
+          for (int k = 0; k < 4; k++) x[i + k] = fma(-e[i + k], xr, x[i + k]);
+    }
     x[r] = xr;
   }
+}
+
+static inline __attribute__((always_inline)) void ftran_body(const svi_lcp_work* w, double* restrict x, int t,
+                                                             const int skip) {
+  ftran_body_ld(w, x, t, skip, 0);
 }
 
 /* FTRAN on 64 rows or more in 512-bit vectors: the same C (ftran_body with skip) compiled for
@@ -1058,7 +1072,13 @@ SVI_SIMD_FMA static void pfi_entering(svi_lcp_work* w, int n, const double* M, c
   else
 #endif
   if (n >= 64) ftran_body(w, a, t0, 1);
-  else ftran_body(w, a, t0, 0);
+  else switch (w->ld) {   /* below 64 rows a copy for each column length, its passes unrolled */
+#define FTRAN_LD(L) case L: ftran_body_ld(w, a, t0, 0, L); break;
+    FTRAN_LD(4) FTRAN_LD(8) FTRAN_LD(12) FTRAN_LD(16) FTRAN_LD(20) FTRAN_LD(24) FTRAN_LD(28) FTRAN_LD(32)
+    FTRAN_LD(36) FTRAN_LD(40) FTRAN_LD(44) FTRAN_LD(48) FTRAN_LD(52) FTRAN_LD(56) FTRAN_LD(60)
+#undef FTRAN_LD
+    default: ftran_body(w, a, t0, 0);
+  }
 }
 
 /* The product form rebuilt from the current basis.  The path adds one eta a pivot, but its basis
