@@ -6,12 +6,15 @@
  * The final small step terminates samples that are almost separating (Lemma 9); a sample that
  * already terminated is kept as it is (Lemma 8: f(v, .) = v is a solution of that step).  A
  * sample is kept only if svi_routh_run accepted it (svi_sample_info.accepted).
- * Threads split the index range; sample k depends only on (seed, k), so the output is the same
- * for any thread count.
+ * Threads take the index range in chunks of samples from a shared counter (a thread
+ * on a slower or busier core takes fewer); sample k depends only on (seed, k) and is written to
+ * slot k, and the statistics are counts and maxima, so the output is the same for any thread
+ * count and any split.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -20,6 +23,11 @@
 #include "svi_internal.h"
 
 #define SOBOL_BATCH 256
+/* samples a thread takes at a time: samples / (8 threads), from 16 to 2048 (about 1 ms of the
+ * rocking block's samples), so the threads end within about a chunk, an eighth of a thread's
+ * share at most, of each other (a chunk starts a batch of Sobol budgets) */
+#define APPROX_CHUNK_MIN 16
+#define APPROX_CHUNK_MAX 2048
 
 svi_approx_config svi_approx_default_config(void) {
   svi_approx_config c;
@@ -97,7 +105,8 @@ typedef struct {
   const svi_approx_config* cfg;
   const svi_sobol* sobol;
   double extra;
-  long long k0, k1;
+  long long samples, chunk;
+  _Atomic long long* next;   /* the first sample no thread has taken */
   double* v_out;
   unsigned char* accepted;
   int* lcps;
@@ -122,34 +131,39 @@ static void* run_job(void* arg) {
    * line that holds the next job's first fields, which its thread reloads every sample (the byte
    * store into jb->accepted may alias them) */
   svi_approx_stats acc = jb->st;
-  for (long long k = jb->k0; k < jb->k1; k++) {
-    svi_sample_info info;
-    double* v = jb->v_out + k * def->nv;
-    if (rows) {
-      long long b = (k - jb->k0) % SOBOL_BATCH;
-      if (b == 0) {
-        long long cnt = jb->k1 - k < SOBOL_BATCH ? jb->k1 - k : SOBOL_BATCH;
-        svi_sobol_points(so, (uint64_t)k, (int)cnt, rows);
+  for (;;) {
+    long long k0 = atomic_fetch_add_explicit(jb->next, jb->chunk, memory_order_relaxed);
+    if (k0 >= jb->samples) break;
+    long long k1 = jb->samples - k0 < jb->chunk ? jb->samples : k0 + jb->chunk;
+    for (long long k = k0; k < k1; k++) {
+      svi_sample_info info;
+      double* v = jb->v_out + k * def->nv;
+      if (rows) {
+        long long b = (k - k0) % SOBOL_BATCH;
+        if (b == 0) {
+          long long cnt = k1 - k < SOBOL_BATCH ? k1 - k : SOBOL_BATCH;
+          svi_sobol_points(so, (uint64_t)k, (int)cnt, rows);
+        }
+        s->sobol_row = rows + (size_t)b * so->dim;
       }
-      s->sobol_row = rows + (size_t)b * so->dim;
+      svi_routh_run(s, &jb->cfg->routh, jb->sobol, (uint64_t)k, 0, jb->extra, v, &info, NULL, 0, NULL);
+      /* kept in the set: terminated, every LCP valid in physical units, outcome checks passed
+       * (svi_routh_run re-ran the sample if they failed); C(q0) removal = still colliding */
+      int ok = info.accepted;
+      if (jb->accepted) jb->accepted[k] = (unsigned char)ok;
+      if (jb->lcps) jb->lcps[k] = info.lcps;
+      acc.accepted += ok;
+      acc.failed += info.status != SVI_OK && info.status != SVI_ERR_REJECTED;
+      acc.rejected += info.status == SVI_ERR_REJECTED;
+      acc.colliding += info.status == SVI_OK && !ok;
+      acc.lcps += info.lcps;
+      acc.lcp_rejects += info.lcp_rejects;
+      acc.step_retries += info.step_retries;
+      acc.sample_retries += info.sample_retries;
+      acc.max_residual = fmax(acc.max_residual, info.residual);
+      if (info.ke_before > 0)
+        acc.max_energy_ratio = fmax(acc.max_energy_ratio, info.ke_after / info.ke_before);
     }
-    svi_routh_run(s, &jb->cfg->routh, jb->sobol, (uint64_t)k, 0, jb->extra, v, &info, NULL, 0, NULL);
-    /* kept in the set: terminated, every LCP valid in physical units, outcome checks passed
-     * (svi_routh_run re-ran the sample if they failed); C(q0) removal = still colliding */
-    int ok = info.accepted;
-    if (jb->accepted) jb->accepted[k] = (unsigned char)ok;
-    if (jb->lcps) jb->lcps[k] = info.lcps;
-    acc.accepted += ok;
-    acc.failed += info.status != SVI_OK && info.status != SVI_ERR_REJECTED;
-    acc.rejected += info.status == SVI_ERR_REJECTED;
-    acc.colliding += info.status == SVI_OK && !ok;
-    acc.lcps += info.lcps;
-    acc.lcp_rejects += info.lcp_rejects;
-    acc.step_retries += info.step_retries;
-    acc.sample_retries += info.sample_retries;
-    acc.max_residual = fmax(acc.max_residual, info.residual);
-    if (info.ke_before > 0)
-      acc.max_energy_ratio = fmax(acc.max_energy_ratio, info.ke_after / info.ke_before);
   }
   jb->st = acc;
   free(rows);
@@ -187,10 +201,13 @@ int svi_approximate(const svi_problem_def* def, const svi_approx_config* cfg, do
   if (nthr > cfg->samples) nthr = (int)cfg->samples;
   job jobs[64];
   pthread_t tid[64];
+  _Atomic long long next = 0;
+  long long chunk = cfg->samples / (8 * nthr);
+  chunk = chunk < APPROX_CHUNK_MIN ? APPROX_CHUNK_MIN : chunk > APPROX_CHUNK_MAX ? APPROX_CHUNK_MAX : chunk;
   for (int t = 0; t < nthr; t++) {
     memset(&jobs[t], 0, sizeof(job));
-    jobs[t] = (job){def, cfg, sobol, eps / (3 * psi), cfg->samples * t / nthr,
-                    cfg->samples * (t + 1) / nthr, v_out, accepted, lcps_per_sample, {0}, 0};
+    jobs[t] = (job){def, cfg, sobol, eps / (3 * psi), cfg->samples, chunk, &next, v_out, accepted,
+                    lcps_per_sample, {0}, 0};
   }
   int started = 0;
   for (int t = 1; t < nthr; t++)
@@ -198,7 +215,7 @@ int svi_approximate(const svi_problem_def* def, const svi_approx_config* cfg, do
     else break;
   run_job(&jobs[0]);
   for (int t = 1; t <= started; t++) pthread_join(tid[t], NULL);
-  for (int t = started + 1; t < nthr; t++) run_job(&jobs[t]);   /* thread creation failed */
+  /* a thread that could not be created took no samples: the others took them all */
 
   svi_approx_stats out;
   memset(&out, 0, sizeof(out));
