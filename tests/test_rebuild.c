@@ -22,7 +22,10 @@
  *   - the path with the AVX-512 copies (FTRAN's pfi_ftran_large_512 and the ratio scan's
  *     ratio_scan_vl, where the CPU has them: see the output) has the bits of the path with the
  *     4-wide FTRAN and the AVX2 scan (svi_kern_set_avx512(0)): status, pivots, rebuilds and z, on
- *     every LCP.
+ *     every LCP;
+ *   - the random covering vectors and signs (svi_random_covering) of the AVX-512VL/DQ kernel have
+ *     the bits of the AVX2 kernel's and of the scalar formula's, on 20 000 random keys, offsets
+ *     and lengths.
  *
  *   test_rebuild [LCPs]     default 240; SVI_TEST_SCALE scales it
  */
@@ -53,7 +56,34 @@ static int same_step(const svi_impact* s, const double* l1, const double* l2, do
          tol * tol * svi_impact_kinetic_energy(s, v2) + 1e-24 * svi_impact_kinetic_energy(s, s->v0);
 }
 
+/* svi_random_covering with the AVX-512 kernel (where the CPU has it), without it (the AVX2 kernel)
+ * and the scalar formula of svi_routh.c: the same d and signs, bit for bit */
+static void test_covering(void) {
+  enum { N = 45 };
+  double d1[N], s1[N], d0[N], s0[N];
+  long long diff_wide = 0, diff_scalar = 0, tries = 20000;
+  for (long long t = 0; t < tries; t++) {
+    uint64_t key = svi_rng_keyed(0x5eed, (uint64_t)t), index0 = svi_rng_keyed(0x1dea, (uint64_t)t) >> (t % 64);
+    int n = 1 + (int)(svi_rng_keyed(0x1e9, (uint64_t)t) % N);
+    svi_random_covering(key, index0, n, d1, s1);
+    svi_kern_set_avx512(0);
+    svi_random_covering(key, index0, n, d0, s0);
+    svi_kern_set_avx512(1);
+    diff_wide += memcmp(d1, d0, sizeof(double) * n) != 0 || memcmp(s1, s0, sizeof(double) * n) != 0;
+    for (int i = 0; i < n; i++) {
+      uint64_t x = svi_rng_keyed(key, index0 + (uint64_t)i);
+      double d = 0.05 + 0.95 * ((double)(x >> 11) + 0.5) * 0x1.0p-53, sg = (double)(2 * (int)(x & 1) - 1);
+      diff_scalar += memcmp(&d, &d1[i], sizeof d) != 0 || sg != s1[i];
+    }
+  }
+  printf("random covering vectors: %lld of %lld differ with the AVX-512 kernel %s, %lld entries from the scalar "
+         "formula\n", diff_wide, tries, svi_have_avx512() ? "on and off" : "(not on this CPU)", diff_scalar);
+  CHECK(diff_wide == 0 && diff_scalar == 0, "covering vectors: %lld differ between the kernels, %lld entries from "
+        "the scalar formula", diff_wide, diff_scalar);
+}
+
 int main(int argc, char** argv) {
+  test_covering();
   long long P = argc > 1 ? atoll(argv[1]) : 240;
   const char* sc = getenv("SVI_TEST_SCALE");
   if (sc) P = (long long)(P * atof(sc));
@@ -166,7 +196,7 @@ int main(int argc, char** argv) {
          solves, rebuilt, rebuilds, worst, bad_res, only_tableau, only_unrebuilt, both[0], same_pivots, same_v[0],
          diff_valid[0], diff_bad[0], both[1], same_v[1], diff_valid[1], diff_bad[1]);
   printf("the AVX-512 copies of FTRAN and the ratio scan %s: the same bits as without them in %lld of %lld "
-         "LCPs\n", wide ? "on (this CPU has AVX-512F, VL and VBMI)" : "not exercised (no AVX-512F, VL and VBMI on "
+         "LCPs\n", wide ? "on (this CPU has AVX-512F, VL, DQ and VBMI)" : "not exercised (no AVX-512F, VL, DQ and VBMI on "
          "this CPU, or a portable build): both runs took the 4-wide FTRAN and the AVX2 scan", wide_same, solves);
   printf("rebuilt by shape (K x C):");
   for (int h = 0; h < nshape; h++) printf(" %d x %d: %lld of %lld", shapes[h][0], shapes[h][1], shape_rebuilt[h],

@@ -472,7 +472,7 @@ static inline __attribute__((always_inline)) void ftran_body(const svi_lcp_work*
  * AVX-512F with GCC's 512-bit vector width preferred, so its passes x_i = fma(-e_i, x_r, x_i) run
  * eight rows a vector instead of four.  A pass sums nothing across rows: each row gets the same
  * fused multiply-adds in the same order, so the same bits as the 4-wide clone.  Picked at run time
- * (svi_have_avx512) where the CPU has AVX-512F, VL and VBMI: Ice Lake and later Intel cores, AMD
+ * (svi_have_avx512) where the CPU has AVX-512F, VL, DQ and VBMI: Ice Lake and later Intel cores, AMD
  * Zen 4 and later.  Skylake-derived server cores (AVX-512 without VBMI) lower their clock under 512-bit
  * multiply-adds and keep the 4-wide clone (a judgement, not measured: this project's hosts have
  * been Zen 1, Zen 3 and Emerald Rapids).  Not below 64 rows: a 28-row column took no less time
@@ -798,7 +798,7 @@ _Atomic int svi_avx512_flag = -1;
 int svi_have_avx512_probe(void) {
 #ifdef SVI_AVX2_KERNELS
   int f = svi_have_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-          __builtin_cpu_supports("avx512vbmi") ? 1 : 0;
+          __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vbmi") ? 1 : 0;
 #else
   int f = 0;
 #endif
