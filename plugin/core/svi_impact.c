@@ -835,7 +835,7 @@ static const double* routh_matrix(void* ctx) {
 /* column_nz of routh_column's column j from its blocks instead of a scan of its n_routh rows:
  * beta_j's one -1, gamma_i's nd -1s, lambda_b's beta entry, W's row b (w: the column's lambda
  * rows, -W's row b) up to its third nonzero and its gamma entry, in increasing row order */
-static void routh_column_nz(const svi_impact* s, int j, const double* w, int* nz) {
+SVI_SIMD static void routh_column_nz(const svi_impact* s, int j, const double* w, int* nz) {
   int nc = s->nc, nb = s->nb, nd = s->nd, k = 0;
   nz[0] = nz[1] = -1;
 #define NZ_PUSH(r) do { if (k < 2) nz[k] = (r); k++; } while (0)
@@ -859,7 +859,7 @@ static void routh_column_nz(const svi_impact* s, int j, const double* w, int* nz
  * -A^T's row held when it was formed per event (an O(n^2) matrix and its scan).  nz: its nonzero
  * rows when at most 2 (-1 pads), else {-2, -2}, as sparse_columns finds them, on the column's
  * first use in the event (routh_column_nz). */
-static void routh_column(void* ctx, int j, double* a, int* nz) {
+SVI_SIMD static void routh_column(void* ctx, int j, double* a, int* nz) {
   svi_impact* s = ctx;
   int nc = s->nc, nb = s->nb, nd = s->nd, nr = s->n_routh;
   if (j < nc || j >= nc + nb) {
