@@ -87,10 +87,6 @@ static size_t carve(svi_impact* s, double* block) {
   return used;
 }
 
-/* The arrays of the per-event pattern maps (planar, up to 3 contacts: 343 patterns of 2 x 6 x 9
- * doubles and their feasibility rows, about 1.5 MB at nc_max >= 3), allocated while the maps may
- * be used (not under svi_impact_set_step_solve).  patterns_alloc returns 0 (nothing allocated)
- * if memory runs out. */
 /* The workspace: n zeroed bytes from a cache line (s->block, s->block_size for the release).
  * From 1 MiB on, fresh anonymous pages (mmap): zero without being written, so only the pages an
  * event touches become resident.  The dense matrices are sized for max_contacts (7 rows a
@@ -128,6 +124,10 @@ static void workspace_free(svi_impact* s) {
   s->block = NULL;
 }
 
+/* The arrays of the per-event pattern maps (planar, up to 3 contacts: 343 patterns of 2 x 6 x 9
+ * doubles and their feasibility rows, about 1.5 MB at nc_max >= 3), allocated while the maps may
+ * be used (not under svi_impact_set_step_solve).  patterns_alloc returns 0 (nothing allocated)
+ * if memory runs out. */
 static void patterns_free(svi_impact* s) {
   void* p[] = {s->pattern_map, s->pattern_ok, s->pattern_row0, s->pattern_F, s->pattern_tau,
                s->pattern_hits, s->pattern_pass, s->pattern_idx,
@@ -1392,18 +1392,17 @@ void svi_impact_g_add(const svi_impact* s, const double* lam, double* v) {
  * AVX2 twin and a scalar one: a maximum and a flag do not depend on the order. */
 typedef struct {
   const double *w, *mag;   /* pair k's w and rounding magnitude (k = 0 .. cnt-1) */
-  int cnt, o0, nan;
+  int cnt, nan;
   double r;
   const double *zu, *wu, *z;
 } pair_acc;
 
-/* pairs k0 .. cnt-1 of the buffer (an AVX2 clone: see SVI_SIMD) */
+/* pairs k0 .. cnt-1 (an AVX2 clone: see SVI_SIMD) */
 SVI_SIMD static void pairs_scalar(pair_acc* p, int k0) {
   double r = p->r;
   int nan = p->nan;
   for (int k = k0; k < p->cnt; k++) {
-    int o = p->o0 + k;
-    double a = p->zu[o] * p->z[o], b = p->wu[o] * p->w[k], e = 4 * DBL_EPSILON * p->wu[o] * p->mag[k];
+    double a = p->zu[k] * p->z[k], b = p->wu[k] * p->w[k], e = 4 * DBL_EPSILON * p->wu[k] * p->mag[k];
     double sum = a + b + e;
     nan |= !(fabs(sum) <= DBL_MAX);
     double m = svi_pair_interval(a, b, e);
@@ -1415,12 +1414,12 @@ SVI_SIMD static void pairs_scalar(pair_acc* p, int k0) {
 
 #ifdef SVI_AVX2_KERNELS
 __attribute__((target("avx2"))) static void pairs_avx2(pair_acc* p) {
-  int o0 = p->o0, k = 0;
+  int k = 0;
   __m256d sgn = _mm256_set1_pd(-0.0), c4 = _mm256_set1_pd(4 * DBL_EPSILON);
   __m256d vr = _mm256_setzero_pd(), vnan = _mm256_setzero_pd();
   for (; k + 4 <= p->cnt; k += 4) {
-    __m256d wu = _mm256_loadu_pd(p->wu + o0 + k);
-    __m256d a = _mm256_mul_pd(_mm256_loadu_pd(p->zu + o0 + k), _mm256_loadu_pd(p->z + o0 + k));
+    __m256d wu = _mm256_loadu_pd(p->wu + k);
+    __m256d a = _mm256_mul_pd(_mm256_loadu_pd(p->zu + k), _mm256_loadu_pd(p->z + k));
     __m256d b = _mm256_mul_pd(wu, _mm256_loadu_pd(p->w + k));
     __m256d e = _mm256_mul_pd(_mm256_mul_pd(c4, wu), _mm256_loadu_pd(p->mag + k));
     __m256d sum = _mm256_andnot_pd(sgn, _mm256_add_pd(_mm256_add_pd(a, b), e));   /* |a + b + e| */
