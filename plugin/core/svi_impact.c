@@ -1491,20 +1491,12 @@ SVI_SIMD static double lcp_residual(svi_impact* s, int routh, const double* q, c
     const double *qd = q + off + nc, *wld = wl + nc, *wmd = wm + nc, *gam = z + off + nb;
     double* restrict pwd = pw + off + nc;
     double* restrict pmd = pm + off + nc;
-    if (nd == 2)
-      for (int j = 0; j < 2 * nc; j++) {
-        double g = gam[j >> 1];
-        pwd[j] = wld[j] + g;
-        pmd[j] = fabs(qd[j]) + wmd[j] + fabs(g);
-      }
-    else
-      for (int i = 0; i < nc; i++) {
-        double g = gam[i];
-        for (int k = i * nd; k < (i + 1) * nd; k++) {
-          pwd[k] = wld[k] + g;
-          pmd[k] = fabs(qd[k]) + wmd[k] + fabs(g);
-        }
-      }
+    const int sh = nd >> 1;   /* nd = 2 nt, 2 or 4: contact j >> sh */
+    for (int j = 0; j < nd * nc; j++) {
+      double g = gam[j >> sh];
+      pwd[j] = wld[j] + g;
+      pmd[j] = fabs(qd[j]) + wmd[j] + fabs(g);
+    }
   }
   for (int i = 0; i < nc; i++) {          /* mu l_n - E^T l_D against gamma */
     int o = off + nb + i;
