@@ -14,8 +14,8 @@
 # Both columns cover the whole process (for --impact: the native steps, the model's compilation);
 # pick N or REPS large enough that the part of interest dominates (--one disk_stack 200000,
 # --impact on a 100-contact model with REPS 1000 / ncontacts).  Needs perf (apt-get install
-# linux-perf) and valgrind; callgrind runs N / 10 samples or REPS / 10 steps (at least 1) and
-# scales nothing: only shares are compared.  OPENBLAS_NUM_THREADS=1: the benches link Siconos (the
+# linux-perf) and valgrind; callgrind counts N / 10 samples or REPS / 10 steps (at least 1) minus
+# the same command with 0 (its start-up), and only shares are compared.  OPENBLAS_NUM_THREADS=1: the benches link Siconos (the
 # tests' oracle), whose OpenBLAS starts threads that spin in sched_yield for a while; they would
 # take a tenth of a short run's samples.
 set -euo pipefail
@@ -57,18 +57,25 @@ perf report -i "$tmp/perf.data" --stdio --sort sym 2> /dev/null |
        /^ *[0-9.]+%/ { p = $1; sub("%", "", p); t[same($NF)] += p } END { for (k in t) print k, t[k] }' \
   > "$tmp/time"
 ncg=$(( n / 10 > 0 ? n / 10 : 1 ))
-OPENBLAS_NUM_THREADS=1 valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "${cmd[@]}" "$ncg" > /dev/null 2>&1
-# self instructions by function, summed over the files their inlined lines come from:
-# "12,345 (24.47%)  path/file.c:name [object]"
-callgrind_annotate "$tmp/cg.out" 2> /dev/null |
-  awk "function same(x,  n) $same_name"'
-       /^ *[0-9,]+ +\( *[0-9.]+%\) +[^ ]+:[^ ]+/ && !/PROGRAM TOTALS/ {
-         p = $2 $3; gsub(/[()%]/, "", p); f = $0; sub(/^ *[0-9,]+ +\( *[0-9.]+%\) +/, "", f);
-         sub(/ .*/, "", f); sub(/.*:/, "", f); s[same(f)] += p }
-       END { for (k in s) print k, s[k] }' > "$tmp/instr"
+# self instructions by function (summed over the files their inlined lines come from:
+# "12,345 (24.47%)  path/file.c:name [object]"), of the run minus the same with 0 samples or steps
+# (the start-up: the dynamic linker, the model's compilation, the event's set-up)
+counts() {
+  OPENBLAS_NUM_THREADS=1 valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "${cmd[@]}" "$1" > /dev/null 2>&1
+  callgrind_annotate "$tmp/cg.out" 2> /dev/null |
+    awk "function same(x,  n) $same_name"'
+         /^ *[0-9,]+ +\( *[0-9.]+%\) +[^ ]+:[^ ]+/ && !/PROGRAM TOTALS/ {
+           c = $1; gsub(",", "", c); f = $0; sub(/^ *[0-9,]+ +\( *[0-9.]+%\) +/, "", f);
+           sub(/ .*/, "", f); sub(/.*:/, "", f); s[same(f)] += c }
+         END { for (k in s) print k, s[k] }'
+}
+counts "$ncg" > "$tmp/cg_n"
+counts 0 > "$tmp/cg_0"
+awk 'NR == FNR { z[$1] = $2; next } { d[$1] = $2 - ($1 in z ? z[$1] : 0); if (d[$1] > 0) t += d[$1] }
+     END { for (k in d) if (d[k] > 0) print k, 100 * d[k] / t }' "$tmp/cg_0" "$tmp/cg_n" > "$tmp/instr"
 
 echo "${cmd[*]} $n: perf cpu-clock, $(perf report -i "$tmp/perf.data" --stdio --sort sym 2> /dev/null |
-  sed -n 's/^# Samples: \([0-9a-zA-Z]*\).*/\1/p' | head -1) samples; callgrind on ${cmd[*]} $ncg"
+  sed -n 's/^# Samples: \([0-9a-zA-Z]*\).*/\1/p' | head -1) samples; callgrind on ${cmd[*]} $ncg minus ${cmd[*]} 0"
 echo
 echo "| function | time % | instructions % | time / instr. |"
 echo "|---|---|---|---|"
