@@ -422,8 +422,8 @@ static void test_event_too_large(void) {
 /* --- memory: what max_contacts reserves and what an event uses ---------------------------------
  * An instance sized for 1 024 contacts (7 168 LCP rows) reserves dense matrices of about 1.2 GB,
  * and until the twenty-fourth speed session wrote zeros through all of them at mj_makeData
- * (1.5 GB resident, 1.8 s).  svi_calloc64 leaves them as fresh zero pages: the resident memory
- * grows by what the block's event touches.  Resident pages from /proc/self/statm (Linux). */
+ * (1.5 GB resident, 1.8 s).  workspace_alloc (svi_impact.c) maps them as fresh zero pages: the
+ * resident memory grows by what the block's event touches.  Resident pages from /proc/self/statm (Linux). */
 static long resident_mb(void) {
   long size = 0, res = 0;
   FILE* f = fopen("/proc/self/statm", "r");
