@@ -1103,10 +1103,13 @@ SVI_SIMD_FMA static void pfi_entering(svi_lcp_work* w, int n, const double* M, c
  * Cost: about n kstruct^2 / 2 multiply-adds (each column through the etas before it) and kstruct
  * columns formed.  With m pivots between rebuilds, FTRAN and the rebuilds cost about
  * n (kstruct + m / 2 + kstruct^2 / (2 m)) a pivot, least at m = kstruct (2 n kstruct), against
- * n neta without them.  Made when neta reaches 2.5 kstruct + PFI_REBUILD_SLACK: a rebuild's FTRANs
- * skip fewer etas than the path's, and at 2 kstruct the tower of 25 boxes took 3 % more
- * instructions, at 2.5 kstruct 0.7 %, while the mesh piles of table E took 0.64-0.81 and
- * 0.66-0.79 of theirs.  Only from n >= PFI_REBUILD_NMIN (the small LCPs' paths are short, and
+ * n neta without them.  Made when neta reaches 2 kstruct + PFI_REBUILD_SLACK (m = kstruct + 32).
+ * From the twenty-first speed session to the twenty-fifth the trigger was 2.5 kstruct, picked by
+ * instructions (a rebuild's FTRANs skip fewer etas than the path's: at 2 kstruct the tower of 25
+ * boxes took 3 % more); in wall time the smaller eta file pays on the large paths, whose FTRANs
+ * stream it from L2 and beyond: the tower of 25 boxes at 0.89 of its time, the mesh piles of
+ * table E at 0.81-0.84, the bin pile (301 rows) 1.02 (docs/benchmarks.md, the twenty-sixth
+ * session).  Only from n >= PFI_REBUILD_NMIN (the small LCPs' paths are short, and
  * their bits stay those of the path without it).  0 and the product form untouched when a pivot
  * is below PFI_REBUILD_PIVTOL times the column's largest entry (the basis near singular), or when
  * an entry is not finite. */
@@ -1172,21 +1175,21 @@ __attribute__((noinline)) static int pfi_rebuild(svi_lcp_work* w, int n, const d
 }
 
 /* pfi_path's look at the eta file, made when it holds `lim` etas: k = the basic variables that are
- * not a w; a rebuild when neta >= 2.5 k + PFI_REBUILD_SLACK (PFI_REBUILD_SLACK pivots later again if
+ * not a w; a rebuild when neta >= 2 k + PFI_REBUILD_SLACK (PFI_REBUILD_SLACK pivots later again if
  * it fails).  Returns the next eta count to look at (at most kmax, the capacity): k falls by at most
- * one a pivot, so 2 neta - 5 k grows by at most 7 a pivot, and the trigger cannot be met before
- * ceil((5 k + 2 PFI_REBUILD_SLACK - 2 neta) / 7) more pivots.  So the path's loop tests one count a
+ * one a pivot, so neta - 2 k grows by at most 3 a pivot, and the trigger cannot be met before
+ * ceil((2 k + PFI_REBUILD_SLACK - neta) / 3) more pivots.  So the path's loop tests one count a
  * pivot (with the capacity's, the test it made before) and scans the basis only now and then. */
 __attribute__((noinline)) static int pfi_rebuild_look(svi_lcp_work* w, int n, const double* M, const double* d,
                                                             int kmax) {
   int k = 0;
   for (int i = 0; i < n; i++) k += w->basis[i] >= n;
   int next;
-  if (2 * w->neta >= 5 * k + 2 * PFI_REBUILD_SLACK && !pfi_rebuild(w, n, M, d))
+  if (w->neta >= 2 * k + PFI_REBUILD_SLACK && !pfi_rebuild(w, n, M, d))
     next = w->neta + PFI_REBUILD_SLACK;   /* near singular: the path goes on, tried later */
   else {   /* (after a rebuild the basis is the same and neta = k) */
-    int gap = 5 * k + 2 * PFI_REBUILD_SLACK - 2 * w->neta;
-    next = w->neta + (gap > 7 ? (gap + 6) / 7 : 1);
+    int gap = 2 * k + PFI_REBUILD_SLACK - w->neta;
+    next = w->neta + (gap > 3 ? (gap + 2) / 3 : 1);
   }
   return next < kmax ? next : kmax;
 }
@@ -1240,9 +1243,9 @@ static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, co
   pfi_pivot(w, r);
   basis[r] = z0;
   /* the eta count at which the loop stops: the capacity, or before it a look for a rebuild
-   * (pfi_rebuild_look; from n >= PFI_REBUILD_NMIN, first at PFI_REBUILD_SLACK + 3 etas, the least
-   * count that can reach 2.5 k + PFI_REBUILD_SLACK with z0 basic, k >= 1) */
-  int lim = n >= PFI_REBUILD_NMIN && !w->no_rebuild && PFI_REBUILD_SLACK + 3 < kmax ? PFI_REBUILD_SLACK + 3 : kmax;
+   * (pfi_rebuild_look; from n >= PFI_REBUILD_NMIN, first at PFI_REBUILD_SLACK + 2 etas, the least
+   * count that can reach 2 k + PFI_REBUILD_SLACK with z0 basic, k >= 1) */
+  int lim = n >= PFI_REBUILD_NMIN && !w->no_rebuild && PFI_REBUILD_SLACK + 2 < kmax ? PFI_REBUILD_SLACK + 2 : kmax;
   int it = 1;
   for (;;) {
     int entering = leaving < n ? leaving + n : leaving - n;
