@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <unistd.h>
 
 #include "svi/svi_mujoco.h"
 #include "bench_machine.h"
@@ -378,11 +379,19 @@ static void preview_row(const char* path, const char* label, long long nseed, in
 }
 
 /* the plate model of table C: models/make_plate.sh, whose N <= 100 cap (the bundled models) is
- * lifted here for the scaling run */
+ * lifted here for the scaling run.  The script is looked for first: sed's failure inside the pipe
+ * would not reach system()'s status, and `sh` on empty input writes an empty model (a run from
+ * another directory than the repository's printed "no impact event" for every plate). */
 static int plate_model(const char* dir, int n, char* path, size_t len) {
-  char cmd[900];
+  char cmd[900], script[600];
   snprintf(path, len, "/tmp/svi_bench_plate_%d.xml", n);
-  snprintf(cmd, sizeof(cmd), "sed 's/-le 100 ]/-le 1000 ]/' %s/make_plate.sh | sh -s %d > %s", dir, n, path);
+  snprintf(script, sizeof(script), "%s/make_plate.sh", dir);
+  if (access(script, R_OK) != 0) {
+    fprintf(stderr, "svi-bench-plugin: cannot read %s (give the models directory: svi-bench-plugin "
+                    "PATH/TO/models)\n", script);
+    return 0;
+  }
+  snprintf(cmd, sizeof(cmd), "sed 's/-le 100 ]/-le 1000 ]/' %s | sh -s %d > %s", script, n, path);
   return system(cmd) == 0;
 }
 
