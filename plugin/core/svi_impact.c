@@ -935,7 +935,7 @@ static void lcp_norm_bounds(svi_impact* s) {
  * system in (dv, z0, f), up to 2 nv + 1 unknowns; one of the revised dense Lemke O(n k), k the
  * pivots so far.  So the low-rank one pays on few velocities under many contacts.  The ninth
  * speed session measured towers of 1 to 10 free boxes with 4 to 36 contacts per face
- * (`svi-bench --only=5` keeps 1 to 8 boxes and 4 to 25 contacts, docs/benchmarks.md table 5) and
+ * (`svi-bench --only=5` keeps 1 to 8 boxes and 4 to 25 contacts, benchmarks-log.md table 5) and
  * set nb >= 4 nv for one body, 16 nv from two bodies on.  The dense path's set-up and pivots have
  * since become cheaper, and the sixteenth session measured the crossover again, in the plugin's
  * impact step (instructions): a plate on N supports (nv = 6) between nb = 80 (dense 15 % cheaper)

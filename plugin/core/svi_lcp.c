@@ -476,7 +476,7 @@ static inline __attribute__((always_inline)) void ftran_body(const svi_lcp_work*
  * Zen 4 and later.  Skylake-derived server cores (AVX-512 without VBMI) lower their clock under 512-bit
  * multiply-adds and keep the 4-wide clone (a judgement, not measured: this project's hosts have
  * been Zen 1, Zen 3 and Emerald Rapids).  Not below 64 rows: a 28-row column took no less time
- * eight-wide on the Emerald Rapids host (docs/benchmarks.md, the twenty-third session).  The
+ * eight-wide on the Emerald Rapids host (docs/benchmarks-log.md, the twenty-third session).  The
  * choice is made by the callers (pfi_entering, pfi_ftran), not in ftran_body: a call inside it
  * (tried with explicit 512-bit kernels) cost its small problems' copy 6 % more instructions, run-
  * time alias checks in the passes that the restrict qualifiers otherwise spare. */
@@ -892,7 +892,8 @@ int svi_kern_ratio_ties(int n, const double* x, const double* a, double tol, dou
  * to a pass (one read of the eta file; each row's bits do not depend on the rows formed with it),
  * the best's row kept.  On degenerate LCPs, where ties of tens of rows recur at every pivot (equal
  * contacts landing flat: the simultaneous law (31) for a plate on 100 supports, a robot's feet of
- * 7 x 7 points), most comparisons end on a free component (docs/benchmarks.md has the figures). */
+ * 7 x 7 points), most comparisons end on a free component (docs/benchmarks-log.md, the nineteenth
+ * session, has the figures). */
 
 /* i against r on the free components (their places pi, pr, 0: none): < 0, > 0, or 0 (no free
  * component decides) */
@@ -1108,7 +1109,7 @@ SVI_SIMD_FMA static void pfi_entering(svi_lcp_work* w, int n, const double* M, c
  * instructions (a rebuild's FTRANs skip fewer etas than the path's: at 2 kstruct the tower of 25
  * boxes took 3 % more); in wall time the smaller eta file pays on the large paths, whose FTRANs
  * stream it from L2 and beyond: the tower of 25 boxes at 0.89 of its time, the mesh piles of
- * table E at 0.81-0.84, the bin pile (301 rows) 1.02 (docs/benchmarks.md, the twenty-sixth
+ * table E at 0.81-0.84, the bin pile (301 rows) 1.02 (docs/benchmarks-log.md, the twenty-sixth
  * session).  Only from n >= PFI_REBUILD_NMIN (the small LCPs' paths are short, and
  * their bits stay those of the path without it).  0 and the product form untouched when a pivot
  * is below PFI_REBUILD_PIVTOL times the column's largest entry (the basis near singular), or when

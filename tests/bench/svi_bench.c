@@ -451,7 +451,7 @@ static void table_solvers(int quick) {
  * as a tower of boxes' contact blocks give).  Instructions a stored entry:
  *     valgrind --tool=callgrind --toggle-collect='sparse_columns*' ./build/svi-bench --entry-cost PER REPS
  * divided by REPS times the entries it prints (7.5 at 20 a column, 12.5 at 4 on the Zen 3 host); the
- * dense product form's FTRAN costs 0.55-0.72 instructions an entry it applies (docs/benchmarks.md,
+ * dense product form's FTRAN costs 0.55-0.72 instructions an entry it applies (docs/benchmarks-log.md,
  * "The twenty-first session"). */
 SVI_SIMD_FMA __attribute__((noinline)) void sparse_columns(int n, const int* cp, const int* ri, const double* v,
                                                         double* x) {

@@ -13,7 +13,7 @@
 #
 # About 5 minutes on the Zen 3 host, 10 on the Intel one of docs/benchmarks.md (the tower's impact
 # steps are most of it).  Wall time follows these counts within the host's noise except where a
-# step streams more data than its caches hold (docs/benchmarks.md, "At a glance").
+# step streams more data than its caches hold (docs/benchmarks-log.md, "The twentieth session").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${1:-build}
