@@ -27,12 +27,16 @@
 
 #define P_MAX_NV 12
 #define P_MAX_NC 8
+/* the stacks of test_stacks: up to 4 bodies and 32 contacts */
+#define Q_MAX_NB 4
+#define Q_MAX_NV (6 * Q_MAX_NB)
+#define Q_MAX_NC 32
 
 typedef struct {
   int nv, nc, nt, nb;            /* nb bodies, 3 or 6 DOF each */
-  double M[P_MAX_NV * P_MAX_NV], Jn[P_MAX_NC * P_MAX_NV], Jt[2 * P_MAX_NC * P_MAX_NV];
-  double mu[P_MAX_NC], v[P_MAX_NV];
-  double com[2][3], half[2][3], R[2][9];
+  double M[Q_MAX_NV * Q_MAX_NV], Jn[Q_MAX_NC * Q_MAX_NV], Jt[2 * Q_MAX_NC * Q_MAX_NV];
+  double mu[Q_MAX_NC], v[Q_MAX_NV];
+  double com[Q_MAX_NB][3], half[Q_MAX_NB][3], R[Q_MAX_NB][9];
 } prob;
 
 static double U(uint64_t t, uint64_t i) { return svi_rng_uniform(2024, t, i); }
@@ -190,6 +194,54 @@ static int make_problem(prob* p, uint64_t t) {
   return 1 + shape;
 }
 
+/* A stack of 2 to 4 boxes on the floor (spatial, or planar in the x-z plane), each on the one
+ * below at a grid of points of its bottom face (g x g, or g points along its bottom edge), the
+ * bottom one on the floor the same way: 8 to 32 contacts, step LCPs of 40 to 224 rows.  The
+ * contacts of a face are redundant (rank 3 of g x g, 2 of g), the bodies' masses span six decades
+ * and their tilts are mostly small: the many-contact events of piles of bodies, whose Lemke paths
+ * are long (the product form rebuilt on them) and whose LCPs from 64 rows take the large problems'
+ * kernels.  Returns the number of bodies, or 0 if the problem came out degenerate. */
+static int make_stack(prob* p, uint64_t t) {
+  memset(p, 0, sizeof(*p));
+  p->nt = U(t, 1) < 0.6 ? 2 : 1;
+  p->nb = 2 + (int)(U(t, 2) * 3);
+  int dof = p->nt == 2 ? 6 : 3, per;
+  p->nv = p->nb * dof;
+  if (p->nt == 2) per = 2 + (int)(U(t, 5) * (p->nb == 2 ? 3 : p->nb == 3 ? 2 : 1));   /* g: 2-4, 2-3, 2 */
+  else per = 2 + (int)(U(t, 5) * (p->nb == 2 ? 14 : 7));                              /* g: 2-15, 2-8 */
+  double tilt = U(t, 3) < 0.7 ? 1e-3 * U(t, 4) : 0.2 * U(t, 4);
+  for (int b = 0; b < p->nb; b++) {   /* a stream of draws for each body */
+    add_body(p, b, t * 8 + (uint64_t)b + 5000000, tilt);
+    for (int i = 0; i < 2; i++) p->com[b][i] = 0.2 * p->half[b][i] * (2 * U(t, 60 + 3 * (uint64_t)b + i) - 1);
+    p->com[b][2] = b == 0 ? p->half[0][2] : p->com[b - 1][2] + p->half[b - 1][2] + p->half[b][2];
+  }
+  for (int b = 0; b < p->nb; b++) {
+    double n[3] = {0, 0, 1};
+    if (b > 0)   /* the lower box's top face normal */
+      for (int i = 0; i < 3; i++) n[i] = p->R[b - 1][3 * i + 2];
+    for (int gx = 0; gx < per; gx++)
+      for (int gy = 0; gy < (p->nt == 2 ? per : 1); gy++) {
+        double f[3] = {per > 1 ? 2.0 * gx / (per - 1) - 1 : 0, p->nt == 2 && per > 1 ? 2.0 * gy / (per - 1) - 1 : 0, -1}, x[3];
+        for (int i = 0; i < 3; i++) {
+          x[i] = p->com[b][i];
+          for (int k = 0; k < 3; k++) x[i] += p->R[b][3 * i + k] * f[k] * p->half[b][k];
+        }
+        if (p->nt == 1) x[1] = 0;
+        add_contact(p, b - 1, b, x, n, U(t, 1000 + (uint64_t)p->nc) < 0.1 ? 0 : 5 * U(t, 1100 + (uint64_t)p->nc));
+      }
+  }
+  for (int i = 0; i < p->nv; i++) p->v[i] = 2 * U(t, 600 + (uint64_t)i) - 1;
+  /* the top box's first contact approaches at 0.1 .. 1.1 (in its own row's metric) */
+  int k0 = p->nc - (p->nt == 2 ? per * per : per);
+  const double* jn = p->Jn + (size_t)k0 * p->nv;
+  double vn = 0, jj = 0;
+  for (int k = 0; k < p->nv; k++) { vn += jn[k] * p->v[k]; jj += jn[k] * jn[k]; }
+  if (!(jj > 0)) return 0;
+  double target = -(0.1 + U(t, 700));
+  for (int k = 0; k < p->nv; k++) p->v[k] += (target - vn) * jn[k] / jj;
+  return p->nb;
+}
+
 static double kinetic(const prob* p, const double* v) {
   double k = 0;
   for (int i = 0; i < p->nv; i++)
@@ -260,11 +312,85 @@ static void test_box_into_wall(int problems, int samples) {
   CHECK(acc > total * 9 / 10, "box into wall: %lld of %lld accepted", acc, total);
 }
 
+/* The invariants of main's loop on make_stack's problems, one sample each, through the dense
+ * revised Lemke (forced: on few bodies the low-rank Lemke would take some of them), whose paths from
+ * 64 rows run the large problems' kernels and are rebuilt where they grow long.  The counts of
+ * those paths and rebuilds are checked too, so that the test cannot pass without them. */
+static void test_stacks(long long problems) {
+  long long samples = 0, accepted = 0, ok = 0, ap = 0, failed = 0, skipped = 0, lcps = 0, retries = 0;
+  long long gain = 0, approaching = 0, gain_ok = 0, approaching_ok = 0, gain_any = 0, nonfinite = 0;
+  long long large_problems = 0, rows_max = 0;
+  double worst_gain = 0;
+  svi_impact* s = svi_impact_create(Q_MAX_NV, Q_MAX_NC, 2);
+  svi_impact_set_solver(s, SVI_SOLVER_DENSE);
+  for (long long t = 0; t < problems; t++) {
+    prob p;
+    if (!make_stack(&p, (uint64_t)t)) { skipped++; continue; }
+    svi_problem_def def = {p.nv, p.nc, p.nt, p.M, p.Jn, p.Jt, p.mu, p.v};
+    if (svi_impact_setup(s, &def, NULL, 0) != SVI_OK) { skipped++; continue; }
+    long long rows = (long long)p.nc * (3 + 2 * p.nt);
+    large_problems += rows >= 64;
+    rows_max = rows > rows_max ? rows : rows_max;
+    double vapp = svi_impact_approach_speed(s), ke0 = kinetic(&p, p.v);
+    svi_routh_config c = svi_routh_default_config();
+    c.branch = (svi_branch)(t % 4);
+    c.budget = (t / 4) % 4 == 3 ? SVI_BUDGET_MIXED : SVI_BUDGET_UNIFORM;
+    c.step = 0.5 + 3 * U((uint64_t)t, 800);
+    c.seed = (uint64_t)t;
+    double v[Q_MAX_NV];
+    svi_sample_info info;
+    int st = svi_routh_sample(s, &c, NULL, 0, v, &info, NULL, 0, NULL);
+    samples++;
+    int finite = 1;
+    for (int i = 0; i < p.nv; i++) finite &= isfinite(v[i]) != 0;
+    double ke = kinetic(&p, v);
+    int gains = !(ke <= ke0 * (1 + 1e-9)), approach = !(min_normal(&p, v) >= -1e-6 * vapp);
+    nonfinite += !finite;
+    gain_any += gains;
+    if (gains && ke0 > 0) worst_gain = fmax(worst_gain, ke / ke0);
+    accepted += info.accepted;
+    ok += st == SVI_OK;
+    failed += st < 0 && st != SVI_ERR_REJECTED;
+    ap += info.finish == SVI_FINISH_AP;
+    if (info.accepted) { gain += gains; approaching += approach; }
+    if (st == SVI_OK) { gain_ok += gains; approaching_ok += approach; }
+    lcps += info.lcps;
+    retries += info.step_retries + info.sample_retries;
+  }
+  long long paths_large, rebuilds;
+  svi_lcp_counts(s->lcp, &paths_large, &rebuilds);
+  svi_impact_destroy(s);
+  printf("stacks: %lld problems (%lld skipped), %lld with step LCPs of 64 to %lld rows; %lld samples, %lld LCPs, "
+         "%lld product-form paths of 64 rows or more, %lld rebuilds, %lld retries\n",
+         problems, skipped, large_problems, rows_max, samples, lcps, paths_large, rebuilds, retries);
+  printf("stacks: accepted %lld, status ok %lld (finished by (31) %lld), failed %lld; accepted with energy gain "
+         "%lld, approaching %lld; status ok with gain %lld, approaching %lld; any returned velocity with gain %lld "
+         "(worst %g); non-finite %lld\n",
+         accepted, ok, ap, failed, gain, approaching, gain_ok, approaching_ok, gain_any, worst_gain, nonfinite);
+  CHECK(problems - skipped >= problems * 9 / 10, "stacks: %lld of %lld problems usable", problems - skipped, problems);
+  CHECK(gain == 0 && approaching == 0, "stacks: accepted samples: %lld gain energy, %lld approach", gain, approaching);
+  CHECK(gain_ok == 0 && approaching_ok == 0, "stacks: status-ok samples: %lld gain, %lld approaching", gain_ok,
+        approaching_ok);
+  CHECK(gain_any == 0 && nonfinite == 0, "stacks: %lld returned velocities gain energy, %lld non-finite", gain_any,
+        nonfinite);
+  CHECK(accepted * 2 > samples, "stacks: only %lld of %lld samples accepted", accepted, samples);
+  CHECK(paths_large * 2 >= large_problems, "stacks: %lld paths of 64 rows or more for %lld such problems", paths_large,
+        large_problems);
+  CHECK(rebuilds * 200 >= problems, "stacks: only %lld rebuilds over %lld problems", rebuilds, problems);
+  /* a wrong fast path shows first as step solutions that fail the physical residual and are solved
+   * again: 1.6 % of the LCPs at 10^5 problems, 16.5 % at 2 000 with one eta of every rebuilt
+   * product form 1.5x off (a scratch copy), and still no returned velocity gaining energy, since
+   * every rejected solution is replaced by a valid one.  (A basic value 1 % off after each rebuild
+   * went unseen, 2.6 %: the final refinement corrects it.) */
+  CHECK(retries * 20 <= lcps, "stacks: %lld retries over %lld LCPs", retries, lcps);
+}
+
 int main(int argc, char** argv) {
   long long problems = argc > 1 ? atoll(argv[1]) : 100000;
   const char* e = getenv("SVI_TEST_SCALE");
   if (e && atof(e) > 0) problems = (long long)(problems * atof(e));
   test_box_into_wall((int)(problems / 1000 > 1 ? problems / 1000 : 1), 200);
+  test_stacks(problems);
   const int per_problem = 2;
   long long samples = 0, accepted = 0, ok = 0, rejected = 0, failed = 0, ap = 0, skipped = 0;
   long long gain = 0, approaching = 0, nonfinite = 0, gain_ok = 0, approaching_ok = 0, gain_any = 0;

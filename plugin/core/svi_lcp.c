@@ -62,6 +62,8 @@ struct svi_lcp_work {
   double* rb_xb;     /* pfi_n: the basic values in the new rows */
   int     rebuilds;  /* rebuilds in the current solve (svi_lcp_info.rebuilds) */
   int     no_rebuild;   /* tests only (svi_lcp_set_rebuild) */
+  long long paths_large, rebuilds_all;   /* tests only (svi_lcp_counts): product-form paths of at
+                                          * least 64 rows, rebuilds, since the work was made */
   double* scratch; /* 3 nmax: refinement residual, basic values, kept z */
 };
 
@@ -1172,6 +1174,7 @@ __attribute__((noinline)) static int pfi_rebuild(svi_lcp_work* w, int n, const d
   memcpy(w->xb, w->rb_xb, sizeof(double) * n);
   w->neta = k;
   w->rebuilds++;
+  w->rebuilds_all++;
   return 1;
 }
 
@@ -1199,12 +1202,18 @@ void svi_lcp_set_rebuild(svi_lcp_work* w, int on) {
   if (w) w->no_rebuild = !on;
 }
 
+void svi_lcp_counts(const svi_lcp_work* w, long long* paths_large, long long* rebuilds) {
+  *paths_large = w ? w->paths_large : 0;
+  *rebuilds = w ? w->rebuilds_all : 0;
+}
+
 /* lemke_path in revised form; SVI_ERR_CAPACITY when the eta file is full (the caller restarts on
  * the tableau) */
 static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, const double* d,
                     const perturbation* pt, int max_iter, double piv_tol, double* z, int* pivots) {
   const int z0 = 2 * n, kmax = PFI_KMAX(w->pfi_n), level = ratio_level(2);
   int* basis = w->basis;
+  w->paths_large += n >= 64;
   w->neta = 0;
   w->pend_r = -1;
   for (int i = 0; i <= n; i++) w->first_eta[i] = INT_MAX;
