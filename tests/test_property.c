@@ -146,6 +146,18 @@ static void corner(const prob* p, int b, int sx, int sy, int sz, double* x) {
 
 static double friction(uint64_t t, int k) { return U(t, 300 + k) < 0.1 ? 0 : 5 * U(t, 320 + k); }
 
+/* v moved along contact k's normal row so that the contact approaches at 0.1 .. 1.1 (in its own
+ * row's metric); 0 if the row is zero */
+static int approach_contact(prob* p, int k, uint64_t t) {
+  const double* jn = p->Jn + (size_t)k * p->nv;
+  double vn = 0, jj = 0;
+  for (int i = 0; i < p->nv; i++) { vn += jn[i] * p->v[i]; jj += jn[i] * jn[i]; }
+  if (!(jj > 0)) return 0;
+  double target = -(0.1 + U(t, 700));
+  for (int i = 0; i < p->nv; i++) p->v[i] += (target - vn) * jn[i] / jj;
+  return 1;
+}
+
 /* one random problem; returns 0 if it came out degenerate, else 1 + its shape */
 static int make_problem(prob* p, uint64_t t) {
   memset(p, 0, sizeof(*p));
@@ -185,13 +197,7 @@ static int make_problem(prob* p, uint64_t t) {
     }
   }
   for (int i = 0; i < p->nv; i++) p->v[i] = 2 * U(t, 600 + i) - 1;
-  /* make contact 0 approach at 0.1 .. 1.1 (in its own row's metric) */
-  double vn = 0, jj = 0;
-  for (int k = 0; k < p->nv; k++) { vn += p->Jn[k] * p->v[k]; jj += p->Jn[k] * p->Jn[k]; }
-  if (!(jj > 0)) return 0;
-  double target = -(0.1 + U(t, 700));
-  for (int k = 0; k < p->nv; k++) p->v[k] += (target - vn) * p->Jn[k] / jj;
-  return 1 + shape;
+  return approach_contact(p, 0, t) ? 1 + shape : 0;
 }
 
 /* A stack of 2 to 4 boxes on the floor (spatial, or planar in the x-z plane), each on the one
@@ -231,15 +237,8 @@ static int make_stack(prob* p, uint64_t t) {
       }
   }
   for (int i = 0; i < p->nv; i++) p->v[i] = 2 * U(t, 600 + (uint64_t)i) - 1;
-  /* the top box's first contact approaches at 0.1 .. 1.1 (in its own row's metric) */
-  int k0 = p->nc - (p->nt == 2 ? per * per : per);
-  const double* jn = p->Jn + (size_t)k0 * p->nv;
-  double vn = 0, jj = 0;
-  for (int k = 0; k < p->nv; k++) { vn += jn[k] * p->v[k]; jj += jn[k] * jn[k]; }
-  if (!(jj > 0)) return 0;
-  double target = -(0.1 + U(t, 700));
-  for (int k = 0; k < p->nv; k++) p->v[k] += (target - vn) * jn[k] / jj;
-  return p->nb;
+  /* the top box's first contact approaches */
+  return approach_contact(p, p->nc - (p->nt == 2 ? per * per : per), t) ? p->nb : 0;
 }
 
 static double kinetic(const prob* p, const double* v) {
@@ -257,6 +256,49 @@ static double min_normal(const prob* p, const double* v) {
     m = fmin(m, s);
   }
   return m;
+}
+
+/* The invariants of the file's header over a run's samples, checked from the problem data */
+typedef struct {
+  long long samples, accepted, ok, rejected, failed, ap;
+  long long gain, approaching, gain_ok, approaching_ok, gain_any, nonfinite;
+  double worst_gain;
+} tally;
+
+/* sample v of problem p (returned with status st and info), its kinetic energy before ke0 and its
+ * approach speed vapp */
+static void tally_sample(tally* y, const prob* p, const double* v, int st, const svi_sample_info* info, double ke0,
+                         double vapp) {
+  y->samples++;
+  int finite = 1;
+  for (int i = 0; i < p->nv; i++) finite &= isfinite(v[i]) != 0;
+  double ke = kinetic(p, v), vn = min_normal(p, v);
+  int gains = !(ke <= ke0 * (1 + 1e-9)), approach = !(vn >= -1e-6 * vapp);
+  y->nonfinite += !finite;
+  y->gain_any += gains;
+  if (gains && ke0 > 0) y->worst_gain = fmax(y->worst_gain, ke / ke0);
+  y->accepted += info->accepted;
+  y->ok += st == SVI_OK;
+  y->rejected += st == SVI_ERR_REJECTED;
+  y->failed += st < 0 && st != SVI_ERR_REJECTED;
+  y->ap += info->finish == SVI_FINISH_AP;
+  if (info->accepted) { y->gain += gains; y->approaching += approach; }
+  if (st == SVI_OK) { y->gain_ok += gains; y->approaching_ok += approach; }
+}
+
+/* the tally printed under name and the invariants checked on it */
+static void tally_check(const tally* y, const char* name) {
+  printf("%s: accepted %lld, status ok %lld (finished by (31) %lld), rejected %lld, failed %lld\n", name, y->accepted,
+         y->ok, y->ap, y->rejected, y->failed);
+  printf("%s: accepted with energy gain %lld, approaching %lld; status ok with gain %lld, approaching %lld; any "
+         "returned velocity with gain %lld (worst %g); non-finite %lld\n",
+         name, y->gain, y->approaching, y->gain_ok, y->approaching_ok, y->gain_any, y->worst_gain, y->nonfinite);
+  CHECK(y->gain == 0, "%s: %lld accepted samples gained energy", name, y->gain);
+  CHECK(y->approaching == 0, "%s: %lld accepted samples left a contact approaching", name, y->approaching);
+  CHECK(y->nonfinite == 0, "%s: %lld samples returned non-finite velocities", name, y->nonfinite);
+  CHECK(y->gain_ok == 0 && y->approaching_ok == 0, "%s: status-ok samples: %lld gain, %lld approaching", name,
+        y->gain_ok, y->approaching_ok);
+  CHECK(y->gain_any == 0, "%s: %lld returned velocities gained energy", name, y->gain_any);
 }
 
 /* The reported failure: a box driven into a wall with mu = 2 and 8 contacts (its bottom corners
@@ -317,10 +359,8 @@ static void test_box_into_wall(int problems, int samples) {
  * 64 rows run the large problems' kernels and are rebuilt where they grow long.  The counts of
  * those paths and rebuilds are checked too, so that the test cannot pass without them. */
 static void test_stacks(long long problems) {
-  long long samples = 0, accepted = 0, ok = 0, ap = 0, failed = 0, skipped = 0, lcps = 0, retries = 0;
-  long long gain = 0, approaching = 0, gain_ok = 0, approaching_ok = 0, gain_any = 0, nonfinite = 0;
-  long long large_problems = 0, rows_max = 0;
-  double worst_gain = 0;
+  long long skipped = 0, lcps = 0, retries = 0, large_problems = 0, rows_max = 0;
+  tally y = {0};
   svi_impact* s = svi_impact_create(Q_MAX_NV, Q_MAX_NC, 2);
   svi_impact_set_solver(s, SVI_SOLVER_DENSE);
   for (long long t = 0; t < problems; t++) {
@@ -340,20 +380,7 @@ static void test_stacks(long long problems) {
     double v[Q_MAX_NV];
     svi_sample_info info;
     int st = svi_routh_sample(s, &c, NULL, 0, v, &info, NULL, 0, NULL);
-    samples++;
-    int finite = 1;
-    for (int i = 0; i < p.nv; i++) finite &= isfinite(v[i]) != 0;
-    double ke = kinetic(&p, v);
-    int gains = !(ke <= ke0 * (1 + 1e-9)), approach = !(min_normal(&p, v) >= -1e-6 * vapp);
-    nonfinite += !finite;
-    gain_any += gains;
-    if (gains && ke0 > 0) worst_gain = fmax(worst_gain, ke / ke0);
-    accepted += info.accepted;
-    ok += st == SVI_OK;
-    failed += st < 0 && st != SVI_ERR_REJECTED;
-    ap += info.finish == SVI_FINISH_AP;
-    if (info.accepted) { gain += gains; approaching += approach; }
-    if (st == SVI_OK) { gain_ok += gains; approaching_ok += approach; }
+    tally_sample(&y, &p, v, st, &info, ke0, vapp);
     lcps += info.lcps;
     retries += info.step_retries + info.sample_retries;
   }
@@ -362,18 +389,10 @@ static void test_stacks(long long problems) {
   svi_impact_destroy(s);
   printf("stacks: %lld problems (%lld skipped), %lld with step LCPs of 64 to %lld rows; %lld samples, %lld LCPs, "
          "%lld product-form paths of 64 rows or more, %lld rebuilds, %lld retries\n",
-         problems, skipped, large_problems, rows_max, samples, lcps, paths_large, rebuilds, retries);
-  printf("stacks: accepted %lld, status ok %lld (finished by (31) %lld), failed %lld; accepted with energy gain "
-         "%lld, approaching %lld; status ok with gain %lld, approaching %lld; any returned velocity with gain %lld "
-         "(worst %g); non-finite %lld\n",
-         accepted, ok, ap, failed, gain, approaching, gain_ok, approaching_ok, gain_any, worst_gain, nonfinite);
+         problems, skipped, large_problems, rows_max, y.samples, lcps, paths_large, rebuilds, retries);
+  tally_check(&y, "stacks");
   CHECK(problems - skipped >= problems * 9 / 10, "stacks: %lld of %lld problems usable", problems - skipped, problems);
-  CHECK(gain == 0 && approaching == 0, "stacks: accepted samples: %lld gain energy, %lld approach", gain, approaching);
-  CHECK(gain_ok == 0 && approaching_ok == 0, "stacks: status-ok samples: %lld gain, %lld approaching", gain_ok,
-        approaching_ok);
-  CHECK(gain_any == 0 && nonfinite == 0, "stacks: %lld returned velocities gain energy, %lld non-finite", gain_any,
-        nonfinite);
-  CHECK(accepted * 2 > samples, "stacks: only %lld of %lld samples accepted", accepted, samples);
+  CHECK(y.accepted * 2 > y.samples, "stacks: only %lld of %lld samples accepted", y.accepted, y.samples);
   CHECK(paths_large * 2 >= large_problems, "stacks: %lld paths of 64 rows or more for %lld such problems", paths_large,
         large_problems);
   CHECK(rebuilds * 200 >= problems, "stacks: only %lld rebuilds over %lld problems", rebuilds, problems);
@@ -392,11 +411,10 @@ int main(int argc, char** argv) {
   test_box_into_wall((int)(problems / 1000 > 1 ? problems / 1000 : 1), 200);
   test_stacks(problems);
   const int per_problem = 2;
-  long long samples = 0, accepted = 0, ok = 0, rejected = 0, failed = 0, ap = 0, skipped = 0;
-  long long gain = 0, approaching = 0, nonfinite = 0, gain_ok = 0, approaching_ok = 0, gain_any = 0;
+  long long skipped = 0;
+  tally y = {0};
   long long sample_retries = 0, step_retries = 0, lcp_rejects = 0, regularized = 0, lcps = 0;
   long long by_rule[4] = {0}, spatial = 0, two_body = 0, redundant = 0;
-  double worst_gain = 0;
   long long lowrank = 0, step_solved = 0, step_solved_spatial2 = 0, sd_lcps = 0, sd_retries = 0;
   svi_impact* sa = svi_impact_create(P_MAX_NV, P_MAX_NC, 2);
   svi_impact* sl = svi_impact_create(P_MAX_NV, P_MAX_NC, 2);
@@ -426,22 +444,8 @@ int main(int argc, char** argv) {
       double v[P_MAX_NV];
       svi_sample_info info;
       int st = svi_routh_sample(s, &c, NULL, (uint64_t)k, v, &info, NULL, 0, NULL);
-      samples++;
+      tally_sample(&y, &p, v, st, &info, ke0, vapp);
       by_rule[t % 4]++;
-      int finite = 1;
-      for (int i = 0; i < p.nv; i++) finite &= isfinite(v[i]) != 0;
-      double ke = kinetic(&p, v), vn = min_normal(&p, v);
-      int gains = !(ke <= ke0 * (1 + 1e-9)), approach = !(vn >= -1e-6 * vapp);
-      nonfinite += !finite;
-      gain_any += gains;
-      if (gains && ke0 > 0) worst_gain = fmax(worst_gain, ke / ke0);
-      accepted += info.accepted;
-      ok += st == SVI_OK;
-      rejected += st == SVI_ERR_REJECTED;
-      failed += st < 0 && st != SVI_ERR_REJECTED;
-      ap += info.finish == SVI_FINISH_AP;
-      if (info.accepted) { gain += gains; approaching += approach; }
-      if (st == SVI_OK) { gain_ok += gains; approaching_ok += approach; }
       sample_retries += info.sample_retries;
       step_retries += info.step_retries;
       if (s == sd) { sd_lcps += info.lcps; sd_retries += info.step_retries + info.lcp_rejects; }
@@ -455,25 +459,16 @@ int main(int argc, char** argv) {
   svi_impact_destroy(sd);
   printf("property: %lld problems (%lld skipped), %lld spatial, %lld two-body, %lld redundant, %lld through the "
          "low-rank Lemke; %lld samples (lemke %lld, random %lld, enumerate %lld, auto %lld)\n",
-         problems, skipped, spatial, two_body, redundant, lowrank, samples, by_rule[0], by_rule[1], by_rule[2],
+         problems, skipped, spatial, two_body, redundant, lowrank, y.samples, by_rule[0], by_rule[1], by_rule[2],
          by_rule[3]);
   printf("property: %lld through the plugin's per-step solve (%lld of them one or two spatial contacts): "
          "%lld steps, %lld rejected by the step's residual\n",
          step_solved, step_solved_spatial2, sd_lcps, sd_retries);
-  printf("property: accepted %lld, status ok %lld (finished by (31) %lld), rejected %lld, failed %lld\n",
-         accepted, ok, ap, rejected, failed);
   printf("property: %lld LCPs, %lld regularised, %lld LCP rejects, %lld step retries, %lld sample retries\n",
          lcps, regularized, lcp_rejects, step_retries, sample_retries);
-  printf("property: accepted with energy gain %lld, approaching %lld; status ok with gain %lld, "
-         "approaching %lld; any returned velocity with gain %lld (worst %g); non-finite %lld\n",
-         gain, approaching, gain_ok, approaching_ok, gain_any, worst_gain, nonfinite);
+  tally_check(&y, "property");
   CHECK(problems - skipped >= problems * 9 / 10, "%lld of %lld problems usable", problems - skipped, problems);
-  CHECK(gain == 0, "%lld accepted samples gained energy", gain);
-  CHECK(approaching == 0, "%lld accepted samples left a contact approaching", approaching);
-  CHECK(nonfinite == 0, "%lld samples returned non-finite velocities", nonfinite);
-  CHECK(gain_ok == 0 && approaching_ok == 0, "status-ok samples: %lld gain, %lld approaching", gain_ok, approaching_ok);
-  CHECK(gain_any == 0, "%lld returned velocities gained energy", gain_any);
-  CHECK(accepted > samples * 8 / 10, "only %lld of %lld samples accepted", accepted, samples);
+  CHECK(y.accepted > y.samples * 8 / 10, "only %lld of %lld samples accepted", y.accepted, y.samples);
   CHECK(lowrank * 5 >= problems * 2, "only %lld problems through the low-rank Lemke", lowrank);
   CHECK(step_solved * 6 >= problems, "only %lld problems through the per-step solve", step_solved);
   /* the per-step solve's outcomes pass the step's own residual nearly always (0.06 % rejected and
