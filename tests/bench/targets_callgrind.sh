@@ -6,7 +6,8 @@
 #  - one impact step against a native mj_step from the same state (`svi-bench-plugin --impact`,
 #    --toggle-collect=impact_steps and =native_steps) on the many-contact models of tables C and E:
 #    a plate on 100 supports, a two-legged robot on 7 x 7-point feet (98 contacts), a chain of 25
-#    links (100 contacts), a box dropped on a stack of 25 boxes (100 contacts); and on any MODEL.xml
+#    links (100 contacts), a box dropped on a stack of 25 boxes (100 contacts), a mesh cube landing
+#    on 3 x 3 x 1 and on 2 x 2 x 2 resting mesh cubes (88 and 100 contacts); and on any MODEL.xml
 #    given after the build directory (its first impact event, as table B).
 #
 #   tests/bench/targets_callgrind.sh [BUILD_DIR] [MODEL.xml ...]
@@ -68,4 +69,6 @@ impact_row "plate on 100 supports (table C)" "$("$BUILD/svi-bench-plugin" --plat
 impact_row "two-legged robot, 7 x 7-point feet (table C)" "$("$BUILD/svi-bench-plugin" --legs 7)" 10
 impact_row "chain of 25 links (table C)" "$("$BUILD/svi-bench-plugin" --snake 25)" 4
 impact_row "box dropped on a stack of 25 (table E)" "$("$BUILD/svi-bench-plugin" --tower 25)" 2
+impact_row "mesh cube on 3 x 3 x 1 mesh cubes (table E)" "$("$BUILD/svi-bench-plugin" --meshpile 3 1)" 2
+impact_row "mesh cube on 2 x 2 x 2 mesh cubes (table E)" "$("$BUILD/svi-bench-plugin" --meshpile 2 2)" 2
 for f in "$@"; do impact_row "$(basename "$f")" "$f" 4; done
