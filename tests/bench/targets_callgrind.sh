@@ -12,8 +12,8 @@
 #
 #   tests/bench/targets_callgrind.sh [BUILD_DIR] [MODEL.xml ...]
 #
-# About 5 minutes on the Zen 3 host, 10 on the Intel one of docs/benchmarks.md (the tower's impact
-# steps are most of it).  Wall time follows these counts within the host's noise except where a
+# About 20 minutes on the Intel host of docs/benchmarks.md (the tower's and the mesh piles' impact
+# steps are most of it; 10 before the mesh piles' rows).  Wall time follows these counts within the host's noise except where a
 # step streams more data than its caches hold (docs/benchmarks-log.md, "The twentieth session").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
