@@ -314,9 +314,9 @@ int svi_lcp_lemke_prepared(svi_lcp_work* w, int n, const svi_lcp_prepared* P, co
                            const svi_lcp_options* opt, double* z, svi_lcp_info* info);
 /* tests only: 0 turns the product form's rebuilds (pfi_rebuild) off in w's solves, 1 on (default) */
 void svi_lcp_set_rebuild(svi_lcp_work* w, int on);
-/* tests only: product-form paths of at least 64 rows (those take the large problems' kernels: the
- * AVX-512 FTRAN copy, four etas a pass, the blocked lexicographic rows) and rebuilds, counted since
- * w was made */
+/* tests only: product-form paths of at least 64 rows (PFI_LARGE_NMIN in svi_lcp.c: those take the
+ * large problems' FTRAN, four etas a pass and its AVX-512 copy) and rebuilds, counted since w was
+ * made */
 void svi_lcp_counts(const svi_lcp_work* w, long long* paths_large, long long* rebuilds);
 
 /* Both Lemke solvers' ratio test (svi_lcp.c): min over a_i > tol of x_i / a_i (INFINITY if
