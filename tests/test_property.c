@@ -369,7 +369,7 @@ static void test_stacks(long long problems) {
     svi_problem_def def = {p.nv, p.nc, p.nt, p.M, p.Jn, p.Jt, p.mu, p.v};
     if (svi_impact_setup(s, &def, NULL, 0) != SVI_OK) { skipped++; continue; }
     long long rows = (long long)p.nc * (3 + 2 * p.nt);
-    large_problems += rows >= 64;
+    large_problems += rows >= SVI_PFI_LARGE_NMIN;
     rows_max = rows > rows_max ? rows : rows_max;
     double vapp = svi_impact_approach_speed(s), ke0 = kinetic(&p, p.v);
     svi_routh_config c = svi_routh_default_config();
@@ -387,14 +387,15 @@ static void test_stacks(long long problems) {
   long long paths_large, rebuilds;
   svi_lcp_counts(s->lcp, &paths_large, &rebuilds);
   svi_impact_destroy(s);
-  printf("stacks: %lld problems (%lld skipped), %lld with step LCPs of 64 to %lld rows; %lld samples, %lld LCPs, "
-         "%lld product-form paths of 64 rows or more, %lld rebuilds, %lld retries\n",
-         problems, skipped, large_problems, rows_max, y.samples, lcps, paths_large, rebuilds, retries);
+  printf("stacks: %lld problems (%lld skipped), %lld with step LCPs of %d to %lld rows; %lld samples, %lld LCPs, "
+         "%lld product-form paths of %d rows or more, %lld rebuilds, %lld retries\n",
+         problems, skipped, large_problems, SVI_PFI_LARGE_NMIN, rows_max, y.samples, lcps, paths_large,
+         SVI_PFI_LARGE_NMIN, rebuilds, retries);
   tally_check(&y, "stacks");
   CHECK(problems - skipped >= problems * 9 / 10, "stacks: %lld of %lld problems usable", problems - skipped, problems);
   CHECK(y.accepted * 2 > y.samples, "stacks: only %lld of %lld samples accepted", y.accepted, y.samples);
-  CHECK(paths_large * 2 >= large_problems, "stacks: %lld paths of 64 rows or more for %lld such problems", paths_large,
-        large_problems);
+  CHECK(paths_large * 2 >= large_problems, "stacks: %lld paths of %d rows or more for %lld such problems", paths_large,
+        SVI_PFI_LARGE_NMIN, large_problems);
   CHECK(rebuilds * 200 >= problems, "stacks: only %lld rebuilds over %lld problems", rebuilds, problems);
   /* a wrong fast path shows first as step solutions that fail the physical residual and are solved
    * again: 1.6 % of the LCPs at 10^5 problems, 16.5 % at 2 000 with one eta of every rebuilt

@@ -314,9 +314,12 @@ int svi_lcp_lemke_prepared(svi_lcp_work* w, int n, const svi_lcp_prepared* P, co
                            const svi_lcp_options* opt, double* z, svi_lcp_info* info);
 /* tests only: 0 turns the product form's rebuilds (pfi_rebuild) off in w's solves, 1 on (default) */
 void svi_lcp_set_rebuild(svi_lcp_work* w, int on);
-/* tests only: product-form paths of at least 64 rows (PFI_LARGE_NMIN in svi_lcp.c: those take the
- * large problems' FTRAN, four etas a pass and its AVX-512 copy) and rebuilds, counted since w was
- * made */
+/* From this many rows the product form's FTRAN (svi_lcp.c) skips the passes whose multipliers are
+ * zero, takes four etas a pass where none is skipped (ftran_quad) and runs its AVX-512 copy where
+ * the CPU has it; below it, one unrolled copy per column length (ftran_body_ld). */
+#define SVI_PFI_LARGE_NMIN 64
+/* tests only: product-form paths of at least SVI_PFI_LARGE_NMIN rows (those take the large
+ * problems' FTRAN) and rebuilds, counted since w was made */
 void svi_lcp_counts(const svi_lcp_work* w, long long* paths_large, long long* rebuilds);
 
 /* Both Lemke solvers' ratio test (svi_lcp.c): min over a_i > tol of x_i / a_i (INFINITY if

@@ -26,10 +26,6 @@
 #define PFI_NMAX SVI_PFI_NMAX
 #define PFI_KMAX(n) (2 * (n) + 16)
 #define LEX_ROWS 4   /* rows of B^-1 one BTRAN pass forms at most */
-/* from this many rows the product form's FTRAN skips the passes whose multipliers are zero, takes
- * four etas a pass where none is skipped (ftran_quad) and runs its AVX-512 copy where the CPU has
- * it; below it, one unrolled copy per column length (ftran_body_ld) */
-#define PFI_LARGE_NMIN 64
 #define LEX_TOL 1e-13   /* the lexicographic test's tolerance on the scaled components */
 
 struct svi_lcp_work {
@@ -422,8 +418,8 @@ static inline __attribute__((always_inline)) int ftran_quad(const svi_lcp_work* 
  * fma(-e2_i, x_r2, fma(-e1_i, x_r1, x_i)) is one eta after the other, with x_r2 taken after the
  * first (one pass over x instead of two).
  * x has w->ld rows (its padding rows zero) and the loops run over whole blocks of 4.
- * skip: a constant in each inlined copy (n >= PFI_LARGE_NMIN), see below; there four at a time where no pair
- * is skipped (ftran_quad). */
+ * skip: a constant in each inlined copy (n >= SVI_PFI_LARGE_NMIN), see below; there four at a time
+ * where no pair is skipped (ftran_quad). */
 static inline __attribute__((always_inline)) void ftran_body_ld(const svi_lcp_work* w, double* restrict x, int t,
                                                                 const int skip, const int ldc) {
   int ne = w->neta, ld = ldc ? ldc : w->ld;
@@ -439,8 +435,8 @@ static inline __attribute__((always_inline)) void ftran_body_ld(const svi_lcp_wo
     double y2 = r2 == r1 ? x1 : fma(-e1[r2], x1, x[r2]);
     double x2 = y2 * w->eta_inv[t + 1];
     /* a zero subtracts a zero: no branch on x_r1 = x_r2 = 0 (which they are is data) in the small
-     * problems, a skipped pass in the large ones (n >= PFI_LARGE_NMIN: a pass costs more than a mispredicted
-     * branch; then x1 = x2 = 0 and the pass would change only the sign of zeros) */
+     * problems, a skipped pass in the large ones (n >= SVI_PFI_LARGE_NMIN: a pass costs more than a
+     * mispredicted branch; then x1 = x2 = 0 and the pass would change only the sign of zeros) */
     if (skip && x[r1] == 0 && x[r2] == 0) continue;
     if (ldc)   /* a constant: the loop unrolls completely */
       for (int i = 0; i < ldc; i += 4)
@@ -498,10 +494,10 @@ SVI_SIMD_FMA static void pfi_ftran_large(const svi_lcp_work* w, double* x, int t
 /* x <- B^-1 x from the first eta (refine's; the entering column inlines ftran_body) */
 static void pfi_ftran(const svi_lcp_work* w, int n, double* x) {
 #ifdef SVI_AVX2_KERNELS
-  if (n >= PFI_LARGE_NMIN && svi_have_avx512()) pfi_ftran_large_512(w, x, 0);
+  if (n >= SVI_PFI_LARGE_NMIN && svi_have_avx512()) pfi_ftran_large_512(w, x, 0);
   else
 #endif
-  if (n >= PFI_LARGE_NMIN) pfi_ftran_large(w, x, 0);
+  if (n >= SVI_PFI_LARGE_NMIN) pfi_ftran_large(w, x, 0);
   else pfi_ftran_small(w, x, 0);
 }
 
@@ -1075,10 +1071,10 @@ SVI_SIMD_FMA static void pfi_entering(svi_lcp_work* w, int n, const double* M, c
   }
   else for (int i = 0; i < n; i++) a[i] = d ? -d[i] : -1.0;
 #ifdef SVI_AVX2_KERNELS
-  if (n >= PFI_LARGE_NMIN && svi_have_avx512()) pfi_ftran_large_512(w, a, t0);
+  if (n >= SVI_PFI_LARGE_NMIN && svi_have_avx512()) pfi_ftran_large_512(w, a, t0);
   else
 #endif
-  if (n >= PFI_LARGE_NMIN) ftran_body(w, a, t0, 1);
+  if (n >= SVI_PFI_LARGE_NMIN) ftran_body(w, a, t0, 1);
   else switch (w->ld) {   /* below 64 rows a copy for each column length, its passes unrolled */
 #define FTRAN_LD(L) case L: ftran_body_ld(w, a, t0, 0, L); break;
     FTRAN_LD(4) FTRAN_LD(8) FTRAN_LD(12) FTRAN_LD(16) FTRAN_LD(20) FTRAN_LD(24) FTRAN_LD(28) FTRAN_LD(32)
@@ -1217,7 +1213,7 @@ static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, co
                     const perturbation* pt, int max_iter, double piv_tol, double* z, int* pivots) {
   const int z0 = 2 * n, kmax = PFI_KMAX(w->pfi_n), level = ratio_level(2);
   int* basis = w->basis;
-  w->paths_large += n >= PFI_LARGE_NMIN;
+  w->paths_large += n >= SVI_PFI_LARGE_NMIN;
   w->neta = 0;
   w->pend_r = -1;
   for (int i = 0; i <= n; i++) w->first_eta[i] = INT_MAX;
