@@ -240,8 +240,9 @@ static const numeric_key kNumericKeys[] = {
 typedef struct { const char* name; const char* const* choices; int n; } text_key;
 static const char* const kLaws[] = {"setvalued", "simultaneous", "sequential", "native", "propagative"};
 static const char* const kBranches[] = {"auto", "lemke", "random", "enumerate"};
+static const char* const kSplits[] = {"groups", "off"};
 static const text_key kTextKeys[] = {
-  {"law", kLaws, 5}, {"branch", kBranches, 4},
+  {"law", kLaws, 5}, {"branch", kBranches, 4}, {"split", kSplits, 2},
 };
 
 static void check_extension(const char* name, const mjModel* m) {

@@ -548,6 +548,76 @@ static int same_outcome(const svi_event* x, const svi_event* y, double* ab) {
   return !memcmp(a, b, sizeof(double) * 2 * n) && x->lcps == y->lcps && x->status == y->status;
 }
 
+/* Objects landing in the same step without touching each other (split = groups): each group of
+ * trees is sampled as its own problem, on a stream keyed by its smallest tree.  Three boxes land
+ * on an edge at once (2 spatial contacts each: enumerated under branch auto, so a seed picks among
+ * several outcomes); then the same scene with the third box held high (it lands later, in another
+ * event).  Boxes 0 and 1 must get the same v+, bit for bit, in both, for every seed: in an event
+ * of several groups, a group's outcome does not depend on what else lands.  Every outcome passes the physical checks, and the
+ * seeds reach more than one outcome (else the comparison would say nothing). */
+#define EDGE_BOX(x) "<body pos='" x " 0 .5'><freejoint/><geom type='box' size='.1 .1 .05' mass='1'/></body>"
+#define SPLIT_SEEDS 48
+static int edge_event(const char* name, const char* config, const char* z3, const char* v3, double* qv,
+                      svi_event* rec) {
+  char xml[4096];
+  /* tilted 0.3 rad about x: the lowest edge 0.1 sin 0.3 + 0.05 cos 0.3 = 0.07732 below the centre */
+  snprintf(xml, sizeof(xml),
+           "<mujoco><option timestep='0.001'/>" PLUGIN("%s") "<default><geom gap='0.003' margin='0.003' "
+           "friction='0.6'/></default><worldbody><geom type='plane' size='5 5 .1'/>"
+           EDGE_BOX("0") EDGE_BOX("1") EDGE_BOX("2") "</worldbody><keyframe><key name='impact' qpos='"
+           "0 0 .0774 .98877108 .14943813 0 0  1 0 .0774 .98877108 .14943813 0 0  2 0 %s .98877108 .14943813 0 0' "
+           "qvel='.2 0 -1 0 1 0  -.1 .1 -.8 1 0 0  0 0 %s 0 0 0'/></keyframe></mujoco>",
+           config, z3, v3);
+  mjModel* m = load(write_model(name, xml));
+  if (!m) return -1;
+  mjData* d = mj_makeData(m);
+  mjData* s = mj_makeData(m);
+  start(m, d);
+  svi_instance* in = svi_instance_of(m, d);
+  run_to_event(m, d, 1, 0.1);
+  int nc = -1;
+  uint64_t seeds[SPLIT_SEEDS];
+  for (int k = 0; k < SPLIT_SEEDS; k++) seeds[k] = 100 + (uint64_t)k;
+  if (svi_event_count(in) > 0 &&
+      svi_event_preview_many(in, m, s, 0, seeds, SPLIT_SEEDS, SVI_LAW_SETVALUED, qv, rec) == SVI_OK)
+    nc = rec[0].ncontact;
+  mj_deleteData(s);
+  mj_deleteData(d);
+  mj_deleteModel(m);
+  return nc;
+}
+
+static void test_split_groups(void) {
+  enum { NV = 18 };
+  static double q3[SPLIT_SEEDS * NV], q2[SPLIT_SEEDS * NV], qoff[SPLIT_SEEDS * NV];
+  static svi_event r3[SPLIT_SEEDS], r2[SPLIT_SEEDS], roff[SPLIT_SEEDS];
+  int n3 = edge_event("split_three", "", ".0774", "-1", q3, r3);
+  int n2 = edge_event("split_two", "", "1", "0", q2, r2);
+  int noff = edge_event("split_off", CFG("split", "off"), ".0774", "-1", qoff, roff);
+  CHECK(n3 == 6 && n2 == 4 && noff == 6, "three boxes on an edge: events of %d, %d (third held high), %d "
+        "(split off) contacts, want 6, 4, 6", n3, n2, noff);
+  if (n3 != 6 || n2 != 4 || noff != 6) return;
+  int same = 1, distinct = 0, ok = 1, off_differs = 0;
+  for (int k = 0; k < SPLIT_SEEDS; k++) {
+    same &= !memcmp(q3 + k * NV, q2 + k * NV, sizeof(double) * 12);
+    int seen = 0;
+    for (int j = 0; j < k && !seen; j++) seen = !memcmp(q3 + k * NV, q3 + j * NV, sizeof(double) * 6);
+    distinct += !seen;
+    off_differs |= memcmp(q3 + k * NV, qoff + k * NV, sizeof(double) * NV) != 0;
+    const svi_event* e[2] = {r3 + k, roff + k};
+    for (int t = 0; t < 2; t++) {
+      ok &= e[t]->fallback == 0 && e[t]->status == SVI_OK && e[t]->ke_after <= e[t]->ke_before * (1 + 1e-9);
+      for (int c = 0; c < e[t]->ncontact; c++) ok &= e[t]->vn_after[c] >= -1e-6;
+    }
+  }
+  printf("split: three boxes landing on an edge at once, %d seeds: %d outcomes of box 0, the same with box 2 "
+         "held high: %s\n", SPLIT_SEEDS, distinct, same ? "yes" : "NO");
+  CHECK(same, "split: boxes 0 and 1 get the same v+ whether box 2 lands with them or not");
+  CHECK(distinct >= 2, "split: %d seeds reach %d outcomes of box 0 (want several)", SPLIT_SEEDS, distinct);
+  CHECK(ok, "split: every outcome (groups and off) without fallback, no energy gain, nothing approaching");
+  CHECK(off_differs, "split off samples the event as one problem (other bits than split groups)");
+}
+
 static void test_unrelated_rest(void) {
   svi_event alone, among, on;
   land_event("land_alone", "", "0 0 .0501 1 0 0 0", "0 0 -1 0 0 0", &alone);
@@ -982,6 +1052,7 @@ int main(int argc, char** argv) {
   test_event_too_large();
   test_memory();
   test_unrelated_rest();
+  test_split_groups();
   test_event_dofs();
   test_pseudo_impulse();
   test_pseudo_demotion();

@@ -67,6 +67,8 @@ typedef struct {
   int        max_contacts;     /* max_contacts: contacts one event may hold (and the touching list) */
   int        log_events;       /* log_events: events kept in the log (ring) */
   double     restitution;      /* restitution: e of the propagative law, in [0, 1] */
+  int        split;            /* split: 1 ("groups") = the set-valued law samples each group of
+                                  trees that no contact couples as its own problem; 0 ("off") */
 } svi_config;
 
 svi_config svi_default_config(void);

@@ -1,5 +1,5 @@
-"""make_scenes.py -- writes the six scenes of models/scenes/ (quadruped, biped_boxfeet, box_edge,
-bin_pile, chain, arm_push), header comments included.
+"""make_scenes.py -- writes the seven scenes of models/scenes/ (quadruped, biped_boxfeet, box_edge,
+bin_pile, chain, arm_push, drops), header comments included.
 
   .venv/bin/python models/scenes/make_scenes.py
 
@@ -632,8 +632,95 @@ def arm_push():
   write(name, model_xml(name, defaults, body, plugin=plugin_block(), header=header, key=key))
 
 
+# ------------------------------------------------------------------------------------ drops
+def quat_mul(a, b):
+  w1, x1, y1, z1 = a
+  w2, x2, y2, z2 = b
+  return [w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+          w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2]
+
+
+def drops():
+  name = "drops"
+  # four stacks of two boxes, 0.5 m apart, each tilted about its own horizontal axis (rad)
+  tilts = [(0.0, 0.0), (0.25, 0.0), (0.0, 0.35), (0.2, -0.3)]
+  places = [(-0.25, -0.25), (0.25, -0.25), (-0.25, 0.25), (0.25, 0.25)]
+  lo, hi = (0.08, 0.06, 0.04), (0.05, 0.05, 0.035)   # half-sizes, bottom and top box
+  shift = (0.015, -0.01)                              # the top box's offset on the bottom one
+  defaults = '    <geom condim="3" margin="0" gap="0.0025" friction="0.5 0.005 0.0001"/>\n'
+
+  def body(qpos):
+    """the boxes at qpos, DROP higher (qpos0)"""
+    out = ""
+    for g in range(4):
+      for k, size in enumerate((lo, hi)):
+        rgb = ".8 .6 .3 1" if k == 0 else ".4 .6 .8 1"
+        a = 14 * g + 7 * k
+        pos = qpos[a:a + 3] + np.array([0, 0, DROP])
+        out += f"""    <body name="s{g}{'ab'[k]}" pos="{vec(pos, 8)}" quat="{vec(qpos[a + 3:a + 7], 10)}">
+      <freejoint/>
+      <geom name="s{g}{'ab'[k]}" type="box" size="{vec(size)}" density="600" rgba="{rgb}"/>
+    </body>
+"""
+    return out
+
+  level = np.tile([0, 0, 0.5, 1, 0, 0, 0], 8)
+  m, d = compile_xml(model_xml(name, defaults, body(level)))
+  qpos = m.qpos0.copy()
+  for g, ((ax, ay), (x, y)) in enumerate(zip(tilts, places)):
+    q = quat_mul([math.cos(ax / 2), math.sin(ax / 2), 0, 0], [math.cos(ay / 2), 0, math.sin(ay / 2), 0])
+    R = np.zeros(9)
+    mujoco.mju_quat2Mat(R, np.array(q))
+    R = R.reshape(3, 3)
+    top = R @ np.array([shift[0], shift[1], lo[2] + hi[2]])   # the top box's centre from the bottom's
+    a, b = 14 * g, 14 * g + 7
+    qpos[a:a + 3] = [x, y, 0.5]
+    qpos[a + 3:a + 7] = q
+    qpos[b:b + 3] = np.array([x, y, 0.5]) + top
+    qpos[b + 3:b + 7] = q
+  # every stack's lowest point EPS above the floor, moved as one (its two boxes keep touching)
+  bottoms = [m.geom("s%da" % g).id for g in range(4)]
+  for g in range(4):
+    for _ in range(3):
+      d.qpos[:] = qpos
+      dz = floor_gap(m, d, [bottoms[g]]) - EPS
+      qpos[14 * g + 2] -= dz
+      qpos[14 * g + 9] -= dz
+  qvel = np.zeros(m.nv)
+  qvel[2::6] = -V0
+  key = (qpos, qvel)
+  m, d = compile_xml(model_xml(name, defaults, body(qpos), key=key))
+  masses = [mass(m, "s0a"), mass(m, "s0b")]
+  header = f"""<!--
+  drops.xml: four stacks of two boxes, 0.5 m apart, land at once, each tilted its own way.
+  Made by make_scenes.py in this directory (edit the script, not this file).
+
+  What it shows: objects that land in the same step without touching each other.  They make one
+  impact event (4 groups of trees, 8 boxes, 48 dofs), but no contact couples one stack to
+  another, so under split = groups (the default) svi.impact samples each stack as its own problem,
+  on its own random stream: a stack's outcome is the one it would get whatever else lands, and the
+  event costs the sum of four small problems instead of one large one (docs/usage.md, "What an
+  event costs").  split = off samples the event as one problem.
+
+  Model: bottom boxes {2 * lo[0]} x {2 * lo[1]} x {2 * lo[2]} m ({masses[0]:.4f} kg), top boxes
+  {2 * hi[0]} x {2 * hi[1]} x {2 * hi[2]} m ({masses[1]:.4f} kg), density 600 kg/m^3; each top box
+  rests on its bottom box, {shift[0]} m, {shift[1]} m off centre.  Stack tilts (about x, then y, rad):
+  {tilts[0]}, {tilts[1]}, {tilts[2]}, {tilts[3]}: one lands flat, one on an edge along x, one on an
+  edge along y, one on a corner.
+  Contacts: boxes collide with each other and the floor.  mu = 0.5,
+{CONTACTS}
+
+  Initial states (free joints, qpos = [x y z qw qx qy qz] per box: stack 0 bottom, top, stack 1 ...):
+    qpos0 (reset) : the same poses 5 cm higher, at rest (touchdown at {V_DROP:.4f} m/s).
+    key "impact"  : every stack's lowest point 1e-4 m above the floor, its top box resting on
+                    its bottom box, all falling at 1 m/s.
+-->
+"""
+  write(name, model_xml(name, defaults, body(qpos), plugin=plugin_block(), header=header, key=key))
+
+
 def main():
-  for scene in (quadruped, biped, box_edge, bin_pile, chain, arm_push):
+  for scene in (quadruped, biped, box_edge, bin_pile, chain, arm_push, drops):
     scene()
 
 

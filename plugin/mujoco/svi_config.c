@@ -25,6 +25,7 @@ svi_config svi_default_config(void) {
   c.max_contacts = 64;
   c.log_events = 32;
   c.restitution = 1;
+  c.split = 1;
   return c;
 }
 
@@ -66,6 +67,7 @@ static const key_def keys[] = {
   {"max_contacts",   KEY_INT,  1, 1024, NULL, ""},
   {"log_events",     KEY_INT,  1, 1000000, NULL, ""},
   {"restitution",    KEY_REAL, 0, 1, NULL, ""},
+  {"split",          KEY_CHOICE, 0, 0, "groups|off", ""},
 };
 #define NKEYS ((int)(sizeof(keys) / sizeof(keys[0])))
 
@@ -137,6 +139,7 @@ static void apply(svi_config* c, const key_def* k, int idx, double x, uint64_t u
   else if (!strcmp(n, "max_contacts")) c->max_contacts = (int)x;
   else if (!strcmp(n, "log_events")) c->log_events = (int)x;
   else if (!strcmp(n, "restitution")) c->restitution = x;
+  else if (!strcmp(n, "split")) c->split = idx == 0;
 }
 
 int svi_config_set(svi_config* cfg, const char* key, const char* value, char* err, int errlen) {

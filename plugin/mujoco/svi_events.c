@@ -256,6 +256,31 @@ static int event_contacts(svi_instance* in, const mjModel* m, const mjData* d, d
   return n;
 }
 
+/* The event's groups: its sets of trees (event_contacts' union-find, still in in->tree), in the
+ * order of their smallest tree, with each event contact's and event dof's group in in->gcon,
+ * in->gdof.  Returns their number; 1 when the dofs are not in tree order (events then take all
+ * dofs, some in no set).  Contacts i, j of two groups have W_ij = J_i M^-1 J_j^T = 0 (M is
+ * block-diagonal by tree), so every matrix the laws read is block-diagonal by group. */
+static int event_groups(svi_instance* in, const mjModel* m, const mjData* d, int nc) {
+  int nt = (int)m->ntree, *parent = in->tree, ng = 0;
+  if (!in->trees_in_order) return 1;
+  for (int t = 0; t < nt; t++) in->gof_root[t] = -1;
+  for (int j = 0; j < in->nve; j++) {   /* edof increases, so trees come in increasing order */
+    int t = m->dof_treeid[in->edof[j]], r = tree_find(parent, t);
+    if (in->gof_root[r] < 0) {
+      in->gof_root[r] = ng;
+      in->gkey[ng++] = t;
+    }
+    in->gdof[j] = in->gof_root[r];
+  }
+  for (int k = 0; k < nc; k++) {
+    const mjContact* c = d->contact + in->cidx[k];
+    int a = contact_tree(m, c, 0), b = contact_tree(m, c, 1);
+    in->gcon[k] = in->gof_root[tree_find(parent, a >= 0 ? a : b)];
+  }
+  return ng;
+}
+
 /* Collect the active contacts into in->cidx / in->vn and this step's touching contacts into
  * in->touch_next; returns their number, or -1 if there is no impact event this step (-2: there is
  * one, but svi.impact must leave it to MuJoCo). */
@@ -435,11 +460,100 @@ static void approach_order(const double* vn, int nc, int* order) {
     }
 }
 
+/* The set-valued law on each group of the event as its own problem (split = groups).  The groups'
+ * step LCPs (75) are independent blocks of the event's, so a Routh step of the event is one step
+ * of every group; run on its own, a group draws its budgets and perturbations from its own stream
+ * (seed keyed by its smallest tree), its step h is relative to its own reference impulse, and it
+ * stops stepping when it stops approaching.  Its sample is then the one it would get landing
+ * alone with that seed, whatever else lands in the same step.  v_out, in->lam (lambda_bar:
+ * [lambda_n (nc); lambda_D (nc nd, contact-major)]), the outcome's energy in->gke and its classes
+ * in->gcls are assembled from the groups'; imp is left holding the last group (whole_problem sets
+ * the event up again where it is needed).  Returns the first group's error, else its first other
+ * status (SVI_OK_REGULARIZED), else SVI_OK. */
+static int sample_groups(svi_instance* in, const svi_routh_config* rc, long long index, int nc, int nt,
+                         double* v_out, int* lcps, int* steps, int* finish) {
+  svi_impact* s = in->imp;
+  int nve = in->nve, nd = 2 * nt, status = SVI_OK;
+  in->gke = 0;
+  for (int g = 0; g < in->ngroup; g++) {
+    int nvg = 0, ncg = 0;
+    for (int j = 0; j < nve; j++) if (in->gdof[j] == g) in->gvmap[nvg++] = j;
+    for (int k = 0; k < nc; k++) if (in->gcon[k] == g) in->gcmap[ncg++] = k;
+    if (ncg == 0) {   /* not expected (every set of the event has a contact): keeps its v- */
+      for (int a = 0; a < nvg; a++) v_out[in->gvmap[a]] = in->ve[in->gvmap[a]];
+      continue;
+    }
+    for (int a = 0; a < nvg; a++) {
+      const double* row = in->M + (size_t)in->gvmap[a] * nve;
+      for (int b = 0; b < nvg; b++) in->gM[(size_t)a * nvg + b] = row[in->gvmap[b]];
+      in->gv[a] = in->ve[in->gvmap[a]];
+    }
+    for (int i = 0; i < ncg; i++) {
+      int k = in->gcmap[i];
+      in->gmu[i] = in->mu[k];
+      for (int a = 0; a < nvg; a++) in->gJn[(size_t)i * nvg + a] = in->Jn[(size_t)k * nve + in->gvmap[a]];
+      for (int t = 0; t < nt; t++)
+        for (int a = 0; a < nvg; a++)
+          in->gJt[(size_t)(i * nt + t) * nvg + a] = in->Jt[(size_t)(k * nt + t) * nve + in->gvmap[a]];
+    }
+    svi_problem_def def = {nvg, ncg, nt, in->gM, in->gJn, in->gJt, in->gmu, in->gv};
+    int st = svi_impact_setup(s, &def, NULL, 0);
+    in->whole_ready = 0;
+    char cls[1025];
+    if (st == SVI_OK) {
+      svi_routh_config rg = *rc;
+      rg.seed = svi_rng_u64(rc->seed, SVI_STREAM_GROUP, (uint64_t)in->gkey[g]);
+      svi_sample_info info;
+      st = svi_routh_sample(s, &rg, NULL, (uint64_t)index, in->gout, &info, NULL, 0, NULL);
+      *lcps += info.lcps;
+      *steps += info.steps;
+      if (!*finish) *finish = info.finish;
+      svi_impact_last_impulse(s, in->glam);
+      in->gke += svi_impact_kinetic_energy(s, in->gout);
+      svi_classify(s, in->gout, cls);
+    } else {
+      memcpy(in->gout, in->gv, sizeof(double) * (size_t)nvg);
+      memset(in->glam, 0, sizeof(double) * (size_t)ncg * (1 + nd));
+      memset(cls, '-', (size_t)ncg);
+    }
+    if ((st < 0 && status >= 0) || (st > 0 && status == SVI_OK)) status = st;   /* an error over a warning */
+    for (int a = 0; a < nvg; a++) v_out[in->gvmap[a]] = in->gout[a];
+    for (int i = 0; i < ncg; i++) {
+      int k = in->gcmap[i];
+      in->gcls[k] = cls[i];
+      in->lam[k] = in->glam[i];
+      memcpy(in->lam + nc + (size_t)k * nd, in->glam + ncg + (size_t)i * nd, sizeof(double) * (size_t)nd);
+    }
+  }
+  in->lam_ready = 1;
+  return status;
+}
+
+/* The event's whole problem in in->imp again after sample_groups (for the fallbacks, the
+ * pseudo-impulse and the other laws); returns the setup's status (it succeeded before on the
+ * same arrays). */
+static int whole_problem(svi_instance* in, int nc, int nt) {
+  if (in->whole_ready) return SVI_OK;
+  svi_problem_def whole = {in->nve, nc, nt, in->M, in->Jn, in->Jt, in->mu, in->ve};
+  int st = svi_impact_setup(in->imp, &whole, NULL, 0);
+  in->whole_ready = st == SVI_OK;
+  return st;
+}
+
+/* the kinetic energy of an outcome on the event's dofs: the groups' sum for sample_groups' own
+ * outcome (M is block-diagonal by group), else the whole problem's */
+static double outcome_energy(svi_instance* in, int nc, int nt, const double* v) {
+  if (in->lam_ready && !in->whole_ready) return in->gke;
+  whole_problem(in, nc, nt);
+  return svi_impact_kinetic_energy(in->imp, v);
+}
+
 /* Apply the law; returns the status, v_out = post-impact velocity. */
-static int apply_law(svi_instance* in, svi_law law, uint64_t seed, long long index, int nc,
+static int apply_law(svi_instance* in, svi_law law, uint64_t seed, long long index, int nc, int nt,
                      double* v_out, int* lcps, int* steps, int* finish) {
   svi_impact* s = in->imp;
   *lcps = *steps = *finish = 0;
+  in->lam_ready = 0;
   if (law == SVI_LAW_SETVALUED) {
     svi_routh_config rc = svi_routh_default_config();
     rc.step = in->cfg.step;
@@ -447,6 +561,8 @@ static int apply_law(svi_instance* in, svi_law law, uint64_t seed, long long ind
     rc.max_steps = in->cfg.max_steps;
     rc.branch = in->cfg.branch;
     rc.seed = seed;
+    if (in->ngroup > 1) return sample_groups(in, &rc, index, nc, nt, v_out, lcps, steps, finish);
+    whole_problem(in, nc, nt);
     svi_sample_info info;
     int st = svi_routh_sample(s, &rc, NULL, (uint64_t)index, v_out, &info, NULL, 0, NULL);
     *lcps = info.lcps;
@@ -454,6 +570,7 @@ static int apply_law(svi_instance* in, svi_law law, uint64_t seed, long long ind
     *finish = info.finish;
     return st;
   }
+  whole_problem(in, nc, nt);
   if (law == SVI_LAW_PROPAGATIVE) {
     svi_propagative_config pc = svi_propagative_default_config();
     pc.restitution = in->cfg.restitution;
@@ -481,11 +598,11 @@ static int apply_law(svi_instance* in, svi_law law, uint64_t seed, long long ind
 /* An outcome the plugin may write (checked in physical units at the end, whatever the law
  * reported): finite, no energy gain (Theorem 7), no contact still approaching faster than
  * 1e-6 x the largest pre-impact approach speed. */
-static int acceptable(const svi_instance* in, int nc, int st, const double* v, double ke0) {
+static int acceptable(svi_instance* in, int nc, int nt, int st, const double* v, double ke0) {
   if (st < 0) return 0;
   int nv = in->nve;   /* v and the rows J_n on the event's dofs */
   for (int i = 0; i < nv; i++) if (!isfinite(v[i])) return 0;
-  if (svi_impact_kinetic_energy(in->imp, v) > ke0 * (1 + 1e-9) + 1e-300) return 0;
+  if (outcome_energy(in, nc, nt, v) > ke0 * (1 + 1e-9) + 1e-300) return 0;
   double vmax = 0;
   for (int k = 0; k < nc; k++) vmax = fmax(vmax, -in->vn[k]);
   double tol = 1e-6 * vmax;
@@ -503,7 +620,8 @@ static void record_contacts(svi_instance* in, const mjData* d, svi_event* ev, in
                             int resolved, const double* v) {
   int nv = in->nve, nd = 2 * nt;
   char cls[1025];
-  if (resolved) svi_classify(in->imp, v, cls);
+  if (resolved && in->lam_ready && !in->whole_ready) memcpy(cls, in->gcls, (size_t)nc);
+  else if (resolved) svi_classify(in->imp, v, cls);
   for (int k = 0; k < nc && k < SVI_EVENT_MAX_CONTACTS; k++) {
     const mjContact* c = d->contact + in->cidx[k];
     ev->geom1[k] = c->geom[0];
@@ -564,6 +682,7 @@ static void count_event(svi_instance* in, const svi_event* ev) {
 /* The impulse lambda_bar = [lambda_n; lambda_D] of the law that produced v+, into in->lam: the
  * propagative law is frictionless and keeps its own normal impulses. */
 static void law_impulse(svi_instance* in, svi_law used, int nc, int nt) {
+  if (used == SVI_LAW_SETVALUED && in->lam_ready) return;   /* the groups' (sample_groups) */
   if (used != SVI_LAW_PROPAGATIVE) {
     svi_impact_last_impulse(in->imp, in->lam);
     return;
@@ -580,6 +699,7 @@ static void law_impulse(svi_instance* in, svi_law used, int nc, int nt) {
 static int pseudo_impulse(svi_instance* in, const mjModel* m, mjData* d, double* vplus, int nc, int* ae_done) {
   for (int k = 0; k < nc; k++) in->kept[k] = 0;
   if (in->cfg.pseudo_impulse <= 0) return 0;
+  whole_problem(in, nc, in->nt_event);
   if (!*ae_done) {
     in->busy = 1;
     mj_fwdVelocity(m, d);
@@ -620,7 +740,7 @@ static int resolve_outcome(svi_instance* in, const mjModel* m, mjData* d, event_
   double* vplus = in->vplus;
   int nc = e->nc, nt = e->nt, lcps = 0, steps = 0, finish = 0, fallback = 0;
   svi_law law = e->law;
-  int st = apply_law(in, law, seed, e->index, nc, vplus, &lcps, &steps, &finish);
+  int st = apply_law(in, law, seed, e->index, nc, nt, vplus, &lcps, &steps, &finish);
   if (finish == SVI_FINISH_AP) {
     fallback = 1;
     if (!in->preview)
@@ -629,13 +749,13 @@ static int resolve_outcome(svi_instance* in, const mjModel* m, mjData* d, event_
                  "finished by the simultaneous law (31) (a fallback, counted in finished_ap); a larger max_steps "
                  "or step gives the set-valued law's own outcomes (docs/usage.md)", d->time, in->cfg.max_steps);
   }
-  if (!acceptable(in, nc, st, vplus, e->ke0) && law != SVI_LAW_SIMULTANEOUS) {
+  if (!acceptable(in, nc, nt, st, vplus, e->ke0) && law != SVI_LAW_SIMULTANEOUS) {
     int l2 = 0, s2 = 0, f2 = 0;
-    st = apply_law(in, SVI_LAW_SIMULTANEOUS, seed, e->index, nc, vplus, &l2, &s2, &f2);
+    st = apply_law(in, SVI_LAW_SIMULTANEOUS, seed, e->index, nc, nt, vplus, &l2, &s2, &f2);
     lcps += l2;
     fallback = 2;
   }
-  int native = !acceptable(in, nc, st, vplus, e->ke0);
+  int native = !acceptable(in, nc, nt, st, vplus, e->ke0);
   if (native) {
     fallback = 3;
     svi_report(in, SVI_WARN_FALLBACK,
@@ -658,7 +778,7 @@ static int resolve_outcome(svi_instance* in, const mjModel* m, mjData* d, event_
   ev->status = st;
   ev->nt = nt;
   ev->ke_before = e->ke_model;
-  ev->ke_after = native ? e->ke_model : e->ke_model - e->ke0 + svi_impact_kinetic_energy(in->imp, vplus);
+  ev->ke_after = native ? e->ke_model : e->ke_model - e->ke0 + outcome_energy(in, nc, nt, vplus);
   if (ev->ke_after < 0) ev->ke_after = 0;   /* a body stopped dead: the difference's rounding */
   record_contacts(in, d, ev, nc, nt, !native, native ? in->ve : vplus);
   return !native;
@@ -710,6 +830,8 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
   def = p;
   char err[256];
   int st = svi_impact_setup(in->imp, &def, err, sizeof(err));
+  in->whole_ready = st == SVI_OK;
+  in->nt_event = nt;
   if (st != SVI_OK) {
     svi_report(in, SVI_WARN_SETUP, "svi.impact: an impact at t = %g is left to MuJoCo: %s", d->time, err);
     in->counters.fallbacks += !in->preview;
@@ -725,6 +847,7 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
     return 0;
   }
 
+  in->ngroup = in->cfg.split ? event_groups(in, m, d, nc) : 1;
   /* the check's energy is the event's dofs'; the record's the model's, the rest's part unchanged */
   event_ctx e = {law, index, nc, nt, napproach, 0, svi_impact_kinetic_energy(in->imp, in->ve),
                  model_energy(in, m, d)};

@@ -14,7 +14,8 @@ enum {
                                  the point in geom1's and geom2's frames (gapless pairs) */
 };
 #define SVI_TOUCH_SIZE 12
-#define SVI_CARRY_STEPS 20   /* steps a gapless pair's unreported touching contact is remembered */
+#define SVI_CARRY_STEPS 20
+#define SVI_STREAM_GROUP 0x67726f7570ULL   /* "group": a group's seed, svi_rng_u64(seed, this, key) */   /* steps a gapless pair's unreported touching contact is remembered */
 
 typedef struct svi_pseudo_work svi_pseudo_work;   /* svi_pseudo.c */
 
@@ -50,6 +51,21 @@ struct svi_instance {
   int*    edof;                 /* the event's dofs (nve, increasing): its trees' dofs */
   int     nve;
   int     trees_in_order;       /* tree t's dofs follow tree t-1's (else events take all nv dofs) */
+  /* the event's groups (svi_events.c, event_groups): sets of trees no contact of the event
+   * couples, each sampled as its own problem by the set-valued law (split = groups) */
+  int     ngroup;
+  int    *gof_root;             /* ntree: a set's root tree -> its group (-1: none) */
+  int    *gkey;                 /* ntree: group -> its smallest tree (keys its random stream) */
+  int    *gcon, *gdof;          /* nc_max, nv: the group of each event contact and event dof */
+  int    *gcmap, *gvmap;        /* nc_max, nv: one group's contacts and dofs (event indices) */
+  double *gblock;               /* one group's problem: M, J_n, J_t, mu, v-, v+, lambda_bar */
+  double *gM, *gJn, *gJt, *gmu, *gv, *gout, *glam;
+  int     lam_ready;            /* apply_law assembled in->lam from the groups' impulses, their
+                                   outcome's energy gke and classes gcls */
+  int     whole_ready;          /* imp holds the event's whole problem (not a group's) */
+  int     nt_event;             /* the event's tangent rows per contact */
+  double  gke;
+  char    gcls[1025];
   /* the touching contacts found by the last compute, committed to plugin_state by advance */
   double* touch_next;
   int     ntouch_next, touch_next_valid;

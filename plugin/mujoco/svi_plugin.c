@@ -86,6 +86,8 @@ static void free_instance(svi_instance* in) {
   free(in->cidx);
   free(in->kept);
   free(in->tree);
+  free(in->gof_root);
+  free(in->gblock);
   free(in->touch_next);
   free(in->events);
   free(in->snaps);
@@ -131,6 +133,28 @@ static svi_instance* make_instance(const mjModel* m, int id, const svi_config* c
     free_instance(in);
     return NULL;
   }
+  /* the groups' maps and one group's problem (at most the event's sizes) */
+  size_t nt = (size_t)m->ntree;
+  in->gof_root = calloc(2 * nt + 2 * (size_t)ncmax + 2 * (size_t)nv + 1, sizeof(int));
+  in->gblock = calloc((size_t)nv * nv + (size_t)ncmax * nv * 3 + (size_t)ncmax * 6 + 2 * (size_t)nv + 1,
+                      sizeof(double));
+  if (!in->gof_root || !in->gblock) {
+    free_instance(in);
+    return NULL;
+  }
+  in->gkey = in->gof_root + nt;
+  in->gcon = in->gkey + nt;
+  in->gcmap = in->gcon + ncmax;
+  in->gdof = in->gcmap + ncmax;
+  in->gvmap = in->gdof + nv;
+  double* g = in->gblock;
+  in->gM = g;     g += (size_t)nv * nv;
+  in->gJn = g;    g += (size_t)ncmax * nv;
+  in->gJt = g;    g += (size_t)ncmax * 2 * nv;
+  in->gmu = g;    g += ncmax;
+  in->gv = g;     g += nv;
+  in->gout = g;   g += nv;
+  in->glam = g;                                /* nc (1 + nd), nd <= 4 */
   in->edof = in->tree + 2 * m->ntree + 1;
   in->trees_in_order = 1;   /* MuJoCo numbers trees in body order, each a run of dofs: checked */
   for (int t = 0, next = 0; t < m->ntree; t++) {
