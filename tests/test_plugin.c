@@ -590,13 +590,16 @@ static int edge_event(const char* name, const char* config, const char* z3, cons
 static void test_split_groups(void) {
   enum { NV = 18 };
   static double q3[SPLIT_SEEDS * NV], q2[SPLIT_SEEDS * NV], qoff[SPLIT_SEEDS * NV];
-  static svi_event r3[SPLIT_SEEDS], r2[SPLIT_SEEDS], roff[SPLIT_SEEDS];
+  static double qpi[SPLIT_SEEDS * NV];
+  static svi_event r3[SPLIT_SEEDS], r2[SPLIT_SEEDS], roff[SPLIT_SEEDS], rpi[SPLIT_SEEDS];
   int n3 = edge_event("split_three", "", ".0774", "-1", q3, r3);
   int n2 = edge_event("split_two", "", "1", "0", q2, r2);
   int noff = edge_event("split_off", CFG("split", "off"), ".0774", "-1", qoff, roff);
-  CHECK(n3 == 6 && n2 == 4 && noff == 6, "three boxes on an edge: events of %d, %d (third held high), %d "
-        "(split off) contacts, want 6, 4, 6", n3, n2, noff);
-  if (n3 != 6 || n2 != 4 || noff != 6) return;
+  /* the pseudo-impulse reads the whole event's W, set up again after the groups' samples */
+  int npi = edge_event("split_pseudo", CFG("pseudo_impulse", "0.05"), ".0774", "-1", qpi, rpi);
+  CHECK(n3 == 6 && n2 == 4 && noff == 6 && npi == 6, "three boxes on an edge: events of %d, %d (third held "
+        "high), %d (split off), %d (pseudo-impulse) contacts, want 6, 4, 6, 6", n3, n2, noff, npi);
+  if (n3 != 6 || n2 != 4 || noff != 6 || npi != 6) return;
   int same = 1, distinct = 0, ok = 1, off_differs = 0;
   for (int k = 0; k < SPLIT_SEEDS; k++) {
     same &= !memcmp(q3 + k * NV, q2 + k * NV, sizeof(double) * 12);
@@ -604,8 +607,8 @@ static void test_split_groups(void) {
     for (int j = 0; j < k && !seen; j++) seen = !memcmp(q3 + k * NV, q3 + j * NV, sizeof(double) * 6);
     distinct += !seen;
     off_differs |= memcmp(q3 + k * NV, qoff + k * NV, sizeof(double) * NV) != 0;
-    const svi_event* e[2] = {r3 + k, roff + k};
-    for (int t = 0; t < 2; t++) {
+    const svi_event* e[3] = {r3 + k, roff + k, rpi + k};
+    for (int t = 0; t < 3; t++) {
       ok &= e[t]->fallback == 0 && e[t]->status == SVI_OK && e[t]->ke_after <= e[t]->ke_before * (1 + 1e-9);
       for (int c = 0; c < e[t]->ncontact; c++) ok &= e[t]->vn_after[c] >= -1e-6;
     }
@@ -614,7 +617,8 @@ static void test_split_groups(void) {
          "held high: %s\n", SPLIT_SEEDS, distinct, same ? "yes" : "NO");
   CHECK(same, "split: boxes 0 and 1 get the same v+ whether box 2 lands with them or not");
   CHECK(distinct >= 2, "split: %d seeds reach %d outcomes of box 0 (want several)", SPLIT_SEEDS, distinct);
-  CHECK(ok, "split: every outcome (groups and off) without fallback, no energy gain, nothing approaching");
+  CHECK(ok, "split: every outcome (groups, off, with the pseudo-impulse) without fallback, no energy gain, "
+        "nothing approaching");
   CHECK(off_differs, "split off samples the event as one problem (other bits than split groups)");
 }
 

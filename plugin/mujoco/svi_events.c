@@ -497,8 +497,19 @@ static int sample_groups(svi_instance* in, const svi_routh_config* rc, long long
           in->gJt[(size_t)(i * nt + t) * nvg + a] = in->Jt[(size_t)(k * nt + t) * nve + in->gvmap[a]];
     }
     svi_problem_def def = {nvg, ncg, nt, in->gM, in->gJn, in->gJt, in->gmu, in->gv};
-    int st = svi_impact_setup(s, &def, NULL, 0);
+    char err[256];
+    int st = svi_impact_setup(s, &def, err, sizeof(err));
     in->whole_ready = 0;
+    if (st != SVI_OK)
+      svi_report(in, SVI_WARN_SETUP, "svi.impact: an impact at t = %g: a group of its trees cannot be set up (%s); "
+                 "the event falls back", in->event_time, err);
+    else if (svi_impact_tableau_only(s)) {
+      svi_report(in, SVI_WARN_TOOLARGE,
+                 "svi.impact: an impact at t = %g: a group of its trees has %d contacts on %d dofs, a step LCP of %d "
+                 "rows, beyond the exact solvers' reach (docs/usage.md, \"Cost\"); the event falls back",
+                 in->event_time, ncg, nvg, svi_impact_lcp_rows(s));
+      st = SVI_ERR_CAPACITY;
+    }
     char cls[1025];
     if (st == SVI_OK) {
       svi_routh_config rg = *rc;
@@ -529,22 +540,38 @@ static int sample_groups(svi_instance* in, const svi_routh_config* rc, long long
   return status;
 }
 
-/* The event's whole problem in in->imp again after sample_groups (for the fallbacks, the
- * pseudo-impulse and the other laws); returns the setup's status (it succeeded before on the
- * same arrays). */
+/* The event's whole problem in in->imp (after sample_groups, or never set up in an event of
+ * several groups) for the fallbacks and the pseudo-impulse; returns the setup's status, or
+ * SVI_ERR_CAPACITY for a problem only the explicit tableau could solve (minutes: the fallback
+ * then leaves the event to MuJoCo, said and counted). */
 static int whole_problem(svi_instance* in, int nc, int nt) {
   if (in->whole_ready) return SVI_OK;
   svi_problem_def whole = {in->nve, nc, nt, in->M, in->Jn, in->Jt, in->mu, in->ve};
   int st = svi_impact_setup(in->imp, &whole, NULL, 0);
+  if (st == SVI_OK && svi_impact_tableau_only(in->imp)) st = SVI_ERR_CAPACITY;
   in->whole_ready = st == SVI_OK;
   return st;
+}
+
+/* 1/2 v^T M v on the event's dofs, from the event's M (an event of several groups, whose whole
+ * problem is not set up) */
+static double event_energy(const svi_instance* in, const double* v) {
+  int n = in->nve;
+  double e = 0;
+  for (int i = 0; i < n; i++) {
+    const double* row = in->M + (size_t)i * n;
+    double r = 0;
+    for (int j = 0; j < n; j++) r += row[j] * v[j];
+    e += v[i] * r;
+  }
+  return 0.5 * e;
 }
 
 /* the kinetic energy of an outcome on the event's dofs: the groups' sum for sample_groups' own
  * outcome (M is block-diagonal by group), else the whole problem's */
 static double outcome_energy(svi_instance* in, int nc, int nt, const double* v) {
   if (in->lam_ready && !in->whole_ready) return in->gke;
-  whole_problem(in, nc, nt);
+  if (whole_problem(in, nc, nt) != SVI_OK) return event_energy(in, v);
   return svi_impact_kinetic_energy(in->imp, v);
 }
 
@@ -562,7 +589,6 @@ static int apply_law(svi_instance* in, svi_law law, uint64_t seed, long long ind
     rc.branch = in->cfg.branch;
     rc.seed = seed;
     if (in->ngroup > 1) return sample_groups(in, &rc, index, nc, nt, v_out, lcps, steps, finish);
-    whole_problem(in, nc, nt);
     svi_sample_info info;
     int st = svi_routh_sample(s, &rc, NULL, (uint64_t)index, v_out, &info, NULL, 0, NULL);
     *lcps = info.lcps;
@@ -570,7 +596,11 @@ static int apply_law(svi_instance* in, svi_law law, uint64_t seed, long long ind
     *finish = info.finish;
     return st;
   }
-  whole_problem(in, nc, nt);
+  int ws = whole_problem(in, nc, nt);   /* a fallback after sample_groups */
+  if (ws != SVI_OK) {
+    memcpy(v_out, in->ve, sizeof(double) * (size_t)in->nve);
+    return ws;
+  }
   if (law == SVI_LAW_PROPAGATIVE) {
     svi_propagative_config pc = svi_propagative_default_config();
     pc.restitution = in->cfg.restitution;
@@ -698,8 +728,7 @@ static void law_impulse(svi_instance* in, svi_law used, int nc, int nt) {
  * d's qvel is still v- for every outcome of a batch). */
 static int pseudo_impulse(svi_instance* in, const mjModel* m, mjData* d, double* vplus, int nc, int* ae_done) {
   for (int k = 0; k < nc; k++) in->kept[k] = 0;
-  if (in->cfg.pseudo_impulse <= 0) return 0;
-  whole_problem(in, nc, in->nt_event);
+  if (in->cfg.pseudo_impulse <= 0 || whole_problem(in, nc, in->nt_event) != SVI_OK) return 0;
   if (!*ae_done) {
     in->busy = 1;
     mj_fwdVelocity(m, d);
@@ -829,15 +858,19 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
   svi_problem_def p = {nve, nc, nt, in->M, in->Jn, in->Jt, in->mu, in->ve};
   def = p;
   char err[256];
-  int st = svi_impact_setup(in->imp, &def, err, sizeof(err));
-  in->whole_ready = st == SVI_OK;
   in->nt_event = nt;
+  in->event_time = d->time;
+  /* several groups under the set-valued law: each is set up (and checked) as its own problem by
+   * sample_groups, and the whole event only where a fallback or the pseudo-impulse needs it */
+  in->ngroup = in->cfg.split && law == SVI_LAW_SETVALUED ? event_groups(in, m, d, nc) : 1;
+  int st = in->ngroup > 1 ? SVI_OK : svi_impact_setup(in->imp, &def, err, sizeof(err));
+  in->whole_ready = in->ngroup == 1 && st == SVI_OK;
   if (st != SVI_OK) {
     svi_report(in, SVI_WARN_SETUP, "svi.impact: an impact at t = %g is left to MuJoCo: %s", d->time, err);
     in->counters.fallbacks += !in->preview;
     return 0;
   }
-  if (svi_impact_tableau_only(in->imp)) {   /* minutes an event: left to MuJoCo, said, counted */
+  if (in->whole_ready && svi_impact_tableau_only(in->imp)) {   /* minutes an event: left to MuJoCo */
     svi_report(in, SVI_WARN_TOOLARGE,
                "svi.impact: an impact at t = %g is left to MuJoCo: its event has %d contacts on %d dofs, a step "
                "LCP of %d rows, beyond the exact solvers' reach (the dense Lemke's product form holds 1024 "
@@ -847,9 +880,9 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
     return 0;
   }
 
-  in->ngroup = in->cfg.split ? event_groups(in, m, d, nc) : 1;
   /* the check's energy is the event's dofs'; the record's the model's, the rest's part unchanged */
-  event_ctx e = {law, index, nc, nt, napproach, 0, svi_impact_kinetic_energy(in->imp, in->ve),
+  event_ctx e = {law, index, nc, nt, napproach, 0,
+                 in->whole_ready ? svi_impact_kinetic_energy(in->imp, in->ve) : event_energy(in, in->ve),
                  model_energy(in, m, d)};
   /* svi_event_preview_many: the seeds before the last one, each as its own preview would resolve
    * it (d keeps v- for the next) */

@@ -64,6 +64,7 @@ struct svi_instance {
                                    outcome's energy gke and classes gcls */
   int     whole_ready;          /* imp holds the event's whole problem (not a group's) */
   int     nt_event;             /* the event's tangent rows per contact */
+  double  event_time;           /* d->time of the event being resolved (messages) */
   double  gke;
   char    gcls[1025];
   /* the touching contacts found by the last compute, committed to plugin_state by advance */

@@ -7,7 +7,9 @@
 #    --toggle-collect=impact_steps and =native_steps) on the many-contact models of tables C and E:
 #    a plate on 100 supports, a two-legged robot on 7 x 7-point feet (98 contacts), a chain of 25
 #    links (100 contacts), a box dropped on a stack of 25 boxes (100 contacts), a mesh cube landing
-#    on 3 x 3 x 1 and on 2 x 2 x 2 resting mesh cubes (88 and 100 contacts); and on any MODEL.xml
+#    on 3 x 3 x 1 and on 2 x 2 x 2 resting mesh cubes (88 and 100 contacts); four stacks of two
+#    boxes landing at once (models/scenes/drops.xml, 25 contacts in 4 groups) under split groups and
+#    split off; and on any MODEL.xml
 #    given after the build directory (its first impact event, as table B).
 #
 #   tests/bench/targets_callgrind.sh [BUILD_DIR] [MODEL.xml ...]
@@ -71,4 +73,10 @@ impact_row "chain of 25 links (table C)" "$("$BUILD/svi-bench-plugin" --snake 25
 impact_row "box dropped on a stack of 25 (table E)" "$("$BUILD/svi-bench-plugin" --tower 25)" 2
 impact_row "mesh cube on 3 x 3 x 1 mesh cubes (table E)" "$("$BUILD/svi-bench-plugin" --meshpile 3 1)" 2
 impact_row "mesh cube on 2 x 2 x 2 mesh cubes (table E)" "$("$BUILD/svi-bench-plugin" --meshpile 2 2)" 2
+# objects landing in the same step: four stacks of two boxes (25 contacts, 4 groups), split on and off
+impact_row "four stacks landing at once, split groups (scenes/drops.xml)" models/scenes/drops.xml 4
+sed 's|<instance name="impacts"/>|<instance name="impacts"><config key="split" value="off"/></instance>|' \
+  models/scenes/drops.xml > "$tmp/drops_off.xml"
+grep -q 'key="split"' "$tmp/drops_off.xml" || { echo "targets_callgrind.sh: drops.xml's plugin instance changed" >&2; exit 1; }
+impact_row "the same, split off (one problem)" "$tmp/drops_off.xml" 4
 for f in "$@"; do impact_row "$(basename "$f")" "$f" 4; done
