@@ -30,4 +30,11 @@ if ! .venv/bin/python -m pip install -q --disable-pip-version-check -r python/re
   exit 1
 fi
 site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-echo "$PWD/python" > "$site/svi.pth"
+# a .venv shared with another checkout (a symlink) keeps the svi.pth it has: `import svi` then goes
+# on loading that checkout's module and plugin (this checkout's tests set PYTHONPATH and
+# SVI_LIBRARY themselves)
+if [ -L .venv ] && [ -s "$site/svi.pth" ] && [ "$(cat "$site/svi.pth")" != "$PWD/python" ]; then
+  echo "svi: .venv is shared (a symlink); its svi.pth still points to $(cat "$site/svi.pth")"
+else
+  echo "$PWD/python" > "$site/svi.pth"
+fi
