@@ -14,8 +14,8 @@ enum {
                                  the point in geom1's and geom2's frames (gapless pairs) */
 };
 #define SVI_TOUCH_SIZE 12
-#define SVI_CARRY_STEPS 20
-#define SVI_STREAM_GROUP 0x67726f7570ULL   /* "group": a group's seed, svi_rng_u64(seed, this, key) */   /* steps a gapless pair's unreported touching contact is remembered */
+#define SVI_CARRY_STEPS 20   /* steps a gapless pair's unreported touching contact is remembered */
+#define SVI_STREAM_GROUP 0x67726f7570ULL   /* "group": a group's seed is svi_rng_u64(seed, this, its key) */
 
 typedef struct svi_pseudo_work svi_pseudo_work;   /* svi_pseudo.c */
 
