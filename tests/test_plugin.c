@@ -553,8 +553,9 @@ static int same_outcome(const svi_event* x, const svi_event* y, double* ab) {
  * on an edge at once (2 spatial contacts each: enumerated under branch auto, so a seed picks among
  * several outcomes); then the same scene with the third box held high (it lands later, in another
  * event).  Boxes 0 and 1 must get the same v+, bit for bit, in both, for every seed: in an event
- * of several groups, a group's outcome does not depend on what else lands.  Every outcome passes the physical checks, and the
- * seeds reach more than one outcome (else the comparison would say nothing). */
+ * of several groups, a group's outcome does not depend on what else lands.  Every outcome passes
+ * the physical checks, and the seeds reach more than one outcome (else the comparison would say
+ * nothing). */
 #define EDGE_BOX(x) "<body pos='" x " 0 .5'><freejoint/><geom type='box' size='.1 .1 .05' mass='1'/></body>"
 #define SPLIT_SEEDS 48
 static int edge_event(const char* name, const char* config, const char* z3, const char* v3, double* qv,

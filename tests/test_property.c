@@ -368,7 +368,7 @@ static void test_stacks(long long problems) {
     if (!make_stack(&p, (uint64_t)t)) { skipped++; continue; }
     svi_problem_def def = {p.nv, p.nc, p.nt, p.M, p.Jn, p.Jt, p.mu, p.v};
     if (svi_impact_setup(s, &def, NULL, 0) != SVI_OK) { skipped++; continue; }
-    long long rows = (long long)p.nc * (3 + 2 * p.nt);
+    long long rows = svi_impact_lcp_rows(s);
     large_problems += rows >= SVI_PFI_LARGE_NMIN;
     rows_max = rows > rows_max ? rows : rows_max;
     double vapp = svi_impact_approach_speed(s), ke0 = kinetic(&p, p.v);

@@ -1075,7 +1075,7 @@ SVI_SIMD_FMA static void pfi_entering(svi_lcp_work* w, int n, const double* M, c
   else
 #endif
   if (n >= SVI_PFI_LARGE_NMIN) ftran_body(w, a, t0, 1);
-  else switch (w->ld) {   /* below 64 rows a copy for each column length, its passes unrolled */
+  else switch (w->ld) {   /* below SVI_PFI_LARGE_NMIN rows a copy for each column length, unrolled */
 #define FTRAN_LD(L) case L: ftran_body_ld(w, a, t0, 0, L); break;
     FTRAN_LD(4) FTRAN_LD(8) FTRAN_LD(12) FTRAN_LD(16) FTRAN_LD(20) FTRAN_LD(24) FTRAN_LD(28) FTRAN_LD(32)
     FTRAN_LD(36) FTRAN_LD(40) FTRAN_LD(44) FTRAN_LD(48) FTRAN_LD(52) FTRAN_LD(56) FTRAN_LD(60) FTRAN_LD(64)

@@ -421,16 +421,20 @@ static void event_mass(svi_instance* in, const mjModel* m, const mjData* d) {
   }
 }
 
+/* out[j] = x[idx[j]], j < n */
+static void gather(const double* x, const int* idx, int n, double* out) {
+  for (int j = 0; j < n; j++) out[j] = x[idx[j]];
+}
+
 /* nrow rows of stride nv to the event's columns, stride nve, in place (edof increases, so every
  * entry is read before it can be overwritten) */
 static void event_rows(const svi_instance* in, int nv, int nrow, double* J) {
   int n = in->nve;
-  for (int r = 0; r < nrow; r++)
-    for (int j = 0; j < n; j++) J[(size_t)r * n + j] = J[(size_t)r * nv + in->edof[j]];
+  for (int r = 0; r < nrow; r++) gather(J + (size_t)r * nv, in->edof, n, J + (size_t)r * n);
 }
 
 static void event_gather(const svi_instance* in, const double* x, double* xe) {
-  for (int j = 0; j < in->nve; j++) xe[j] = x[in->edof[j]];
+  gather(x, in->edof, in->nve, xe);
 }
 
 /* the model's kinetic energy 1/2 v^T M v at d->qvel (MuJoCo's sparse product; in->vplus as
@@ -464,8 +468,8 @@ static void approach_order(const double* vn, int nc, int* order) {
  * step LCPs (75) are independent blocks of the event's, so a Routh step of the event is one step
  * of every group; run on its own, a group draws its budgets and perturbations from its own stream
  * (seed keyed by its smallest tree), its step h is relative to its own reference impulse, and it
- * stops stepping when it stops approaching.  Its sample is then the one it would get landing
- * alone with that seed, whatever else lands in the same step.  v_out, in->lam (lambda_bar:
+ * stops stepping when it stops approaching.  Its sample is then the same, bit for bit, whatever
+ * else lands in the same step (an event of one group keeps the event's own stream).  v_out, in->lam (lambda_bar:
  * [lambda_n (nc); lambda_D (nc nd, contact-major)]), the outcome's energy in->gke and its classes
  * in->gcls are assembled from the groups'; imp is left holding the last group (whole_problem sets
  * the event up again where it is needed).  Returns the first group's error, else its first other
@@ -483,18 +487,16 @@ static int sample_groups(svi_instance* in, const svi_routh_config* rc, long long
       for (int a = 0; a < nvg; a++) v_out[in->gvmap[a]] = in->ve[in->gvmap[a]];
       continue;
     }
-    for (int a = 0; a < nvg; a++) {
-      const double* row = in->M + (size_t)in->gvmap[a] * nve;
-      for (int b = 0; b < nvg; b++) in->gM[(size_t)a * nvg + b] = row[in->gvmap[b]];
-      in->gv[a] = in->ve[in->gvmap[a]];
-    }
+    /* the group's rows and columns of the event's M, J_n, J_t, mu and v- */
+    for (int a = 0; a < nvg; a++)
+      gather(in->M + (size_t)in->gvmap[a] * nve, in->gvmap, nvg, in->gM + (size_t)a * nvg);
+    gather(in->ve, in->gvmap, nvg, in->gv);
     for (int i = 0; i < ncg; i++) {
       int k = in->gcmap[i];
       in->gmu[i] = in->mu[k];
-      for (int a = 0; a < nvg; a++) in->gJn[(size_t)i * nvg + a] = in->Jn[(size_t)k * nve + in->gvmap[a]];
+      gather(in->Jn + (size_t)k * nve, in->gvmap, nvg, in->gJn + (size_t)i * nvg);
       for (int t = 0; t < nt; t++)
-        for (int a = 0; a < nvg; a++)
-          in->gJt[(size_t)(i * nt + t) * nvg + a] = in->Jt[(size_t)(k * nt + t) * nve + in->gvmap[a]];
+        gather(in->Jt + (size_t)(k * nt + t) * nve, in->gvmap, nvg, in->gJt + (size_t)(i * nt + t) * nvg);
     }
     svi_problem_def def = {nvg, ncg, nt, in->gM, in->gJn, in->gJt, in->gmu, in->gv};
     char err[256];
@@ -540,6 +542,12 @@ static int sample_groups(svi_instance* in, const svi_routh_config* rc, long long
   return status;
 }
 
+/* 1 while v+ is sample_groups' own outcome, unchanged (no fallback, no pseudo-impulse since):
+ * its energy and classes are then the groups' (in->gke, in->gcls), and imp holds no whole event */
+static int groups_outcome(const svi_instance* in) {
+  return in->lam_ready && !in->whole_ready;
+}
+
 /* The event's whole problem in in->imp (after sample_groups, or never set up in an event of
  * several groups) for the fallbacks and the pseudo-impulse; returns the setup's status, or
  * SVI_ERR_CAPACITY for a problem only the explicit tableau could solve (minutes: the fallback
@@ -570,7 +578,7 @@ static double event_energy(const svi_instance* in, const double* v) {
 /* the kinetic energy of an outcome on the event's dofs: the groups' sum for sample_groups' own
  * outcome (M is block-diagonal by group), else the whole problem's */
 static double outcome_energy(svi_instance* in, int nc, int nt, const double* v) {
-  if (in->lam_ready && !in->whole_ready) return in->gke;
+  if (groups_outcome(in)) return in->gke;
   if (whole_problem(in, nc, nt) != SVI_OK) return event_energy(in, v);
   return svi_impact_kinetic_energy(in->imp, v);
 }
@@ -650,7 +658,7 @@ static void record_contacts(svi_instance* in, const mjData* d, svi_event* ev, in
                             int resolved, const double* v) {
   int nv = in->nve, nd = 2 * nt;
   char cls[1025];
-  if (resolved && in->lam_ready && !in->whole_ready) memcpy(cls, in->gcls, (size_t)nc);
+  if (resolved && groups_outcome(in)) memcpy(cls, in->gcls, (size_t)nc);
   else if (resolved) svi_classify(in->imp, v, cls);
   for (int k = 0; k < nc && k < SVI_EVENT_MAX_CONTACTS; k++) {
     const mjContact* c = d->contact + in->cidx[k];
@@ -726,9 +734,10 @@ static void law_impulse(svi_instance* in, svi_law used, int nc, int nt) {
  * qacc_smooth at v-, which mj_fwdVelocity has not reached yet when compute runs (qfrc_bias is
  * formed after mj_passive), so the velocity stage is run once at v- first (once per event: *ae_done;
  * d's qvel is still v- for every outcome of a batch). */
-static int pseudo_impulse(svi_instance* in, const mjModel* m, mjData* d, double* vplus, int nc, int* ae_done) {
+static int pseudo_impulse(svi_instance* in, const mjModel* m, mjData* d, double* vplus, int nc, int nt,
+                          int* ae_done) {
   for (int k = 0; k < nc; k++) in->kept[k] = 0;
-  if (in->cfg.pseudo_impulse <= 0 || whole_problem(in, nc, in->nt_event) != SVI_OK) return 0;
+  if (in->cfg.pseudo_impulse <= 0 || whole_problem(in, nc, nt) != SVI_OK) return 0;
   if (!*ae_done) {
     in->busy = 1;
     mj_fwdVelocity(m, d);
@@ -793,7 +802,7 @@ static int resolve_outcome(svi_instance* in, const mjModel* m, mjData* d, event_
   }
   /* the event's impulse: the law's, plus the pseudo-impulse's projection (it adds to in->lam) */
   if (!native) law_impulse(in, fallback == 2 ? SVI_LAW_SIMULTANEOUS : law, nc, nt);
-  ev->nkept = native ? 0 : pseudo_impulse(in, m, d, vplus, nc, &e->ae_done);
+  ev->nkept = native ? 0 : pseudo_impulse(in, m, d, vplus, nc, nt, &e->ae_done);
   if (native) for (int k = 0; k < nc; k++) in->kept[k] = 0;
 
   ev->time = d->time;
@@ -858,7 +867,6 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
   svi_problem_def p = {nve, nc, nt, in->M, in->Jn, in->Jt, in->mu, in->ve};
   def = p;
   char err[256];
-  in->nt_event = nt;
   in->event_time = d->time;
   /* several groups under the set-valued law: each is set up (and checked) as its own problem by
    * sample_groups, and the whole event only where a fallback or the pseudo-impulse needs it */

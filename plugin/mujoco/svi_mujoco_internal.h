@@ -63,7 +63,6 @@ struct svi_instance {
   int     lam_ready;            /* apply_law assembled in->lam from the groups' impulses, their
                                    outcome's energy gke and classes gcls */
   int     whole_ready;          /* imp holds the event's whole problem (not a group's) */
-  int     nt_event;             /* the event's tangent rows per contact */
   double  event_time;           /* d->time of the event being resolved (messages) */
   double  gke;
   char    gcls[1025];
