@@ -556,19 +556,22 @@ static int same_outcome(const svi_event* x, const svi_event* y, double* ab) {
  * of several groups, a group's outcome does not depend on what else lands.  Every outcome passes
  * the physical checks, and the seeds reach more than one outcome (else the comparison would say
  * nothing). */
-#define EDGE_BOX(x) "<body pos='" x " 0 .5'><freejoint/><geom type='box' size='.1 .1 .05' mass='1'/></body>"
+#define EDGE_BOX(b, x) "<body name='" b "' pos='" x " 0 .5'><freejoint/><geom type='box' size='.1 .1 .05' mass='1'/></body>"
+#define EDGE_Q "0 .0774 .98877108 .14943813 0 0  "
 #define SPLIT_SEEDS 48
-static int edge_event(const char* name, const char* config, const char* z3, const char* v3, double* qv,
-                      svi_event* rec) {
+/* Three boxes landing tilted on an edge, apart (box 2 at height z3, falling at v3; without box 0
+ * if !box0): event 0's outcomes for SPLIT_SEEDS seeds under the set-valued law into qv and rec;
+ * returns its contacts. */
+static int edge_event(const char* name, const char* config, const char* z3, const char* v3, int box0,
+                      double* qv, svi_event* rec) {
   char xml[4096];
   /* tilted 0.3 rad about x: the lowest edge 0.1 sin 0.3 + 0.05 cos 0.3 = 0.07732 below the centre */
   snprintf(xml, sizeof(xml),
            "<mujoco><option timestep='0.001'/>" PLUGIN("%s") "<default><geom gap='0.003' margin='0.003' "
-           "friction='0.6'/></default><worldbody><geom type='plane' size='5 5 .1'/>"
-           EDGE_BOX("0") EDGE_BOX("1") EDGE_BOX("2") "</worldbody><keyframe><key name='impact' qpos='"
-           "0 0 .0774 .98877108 .14943813 0 0  1 0 .0774 .98877108 .14943813 0 0  2 0 %s .98877108 .14943813 0 0' "
-           "qvel='.2 0 -1 0 1 0  -.1 .1 -.8 1 0 0  0 0 %s 0 0 0'/></keyframe></mujoco>",
-           config, z3, v3);
+           "friction='0.6'/></default><worldbody><geom type='plane' size='5 5 .1'/>%s"
+           EDGE_BOX("b1", "1") EDGE_BOX("b2", "2") "</worldbody><keyframe><key name='impact' qpos='%s"
+           "1 " EDGE_Q "2 0 %s .98877108 .14943813 0 0' qvel='%s-.1 .1 -.8 1 0 0  0 0 %s 0 0 0'/></keyframe></mujoco>",
+           config, box0 ? EDGE_BOX("b0", "0") : "", box0 ? "0 " EDGE_Q : "", z3, box0 ? ".2 0 -1 0 1 0  " : "", v3);
   mjModel* m = load(write_model(name, xml));
   if (!m) return -1;
   mjData* d = mj_makeData(m);
@@ -591,35 +594,49 @@ static int edge_event(const char* name, const char* config, const char* z3, cons
 static void test_split_groups(void) {
   enum { NV = 18 };
   static double q3[SPLIT_SEEDS * NV], q2[SPLIT_SEEDS * NV], qoff[SPLIT_SEEDS * NV];
-  static double qpi[SPLIT_SEEDS * NV];
-  static svi_event r3[SPLIT_SEEDS], r2[SPLIT_SEEDS], roff[SPLIT_SEEDS], rpi[SPLIT_SEEDS];
-  int n3 = edge_event("split_three", "", ".0774", "-1", q3, r3);
-  int n2 = edge_event("split_two", "", "1", "0", q2, r2);
-  int noff = edge_event("split_off", CFG("split", "off"), ".0774", "-1", qoff, roff);
-  /* the pseudo-impulse reads the whole event's W, set up again after the groups' samples */
-  int npi = edge_event("split_pseudo", CFG("pseudo_impulse", "0.05"), ".0774", "-1", qpi, rpi);
-  CHECK(n3 == 6 && n2 == 4 && noff == 6 && npi == 6, "three boxes on an edge: events of %d, %d (third held "
-        "high), %d (split off), %d (pseudo-impulse) contacts, want 6, 4, 6, 6", n3, n2, noff, npi);
-  if (n3 != 6 || n2 != 4 || noff != 6 || npi != 6) return;
-  int same = 1, distinct = 0, ok = 1, off_differs = 0;
+  static double qpi[SPLIT_SEEDS * NV], qpi2[SPLIT_SEEDS * NV], q12[SPLIT_SEEDS * 12];
+  static svi_event r3[SPLIT_SEEDS], r2[SPLIT_SEEDS], roff[SPLIT_SEEDS], rpi[SPLIT_SEEDS], rpi2[SPLIT_SEEDS];
+  static svi_event r12[SPLIT_SEEDS];
+  int n3 = edge_event("split_three", "", ".0774", "-1", 1, q3, r3);
+  int n2 = edge_event("split_two", "", "1", "0", 1, q2, r2);
+  int noff = edge_event("split_off", CFG("split", "off"), ".0774", "-1", 1, qoff, roff);
+  /* the pseudo-impulse keeps contacts group by group: box 2 must not move boxes 0 and 1 there either */
+  int npi = edge_event("split_pseudo", CFG("pseudo_impulse", "0.05"), ".0774", "-1", 1, qpi, rpi);
+  int npi2 = edge_event("split_pseudo_two", CFG("pseudo_impulse", "0.05"), "1", "0", 1, qpi2, rpi2);
+  /* box 0 taken out of the model: boxes 1 and 2 are other trees (1 and 2 become 0 and 1), their
+   * streams are keyed by their bodies' names */
+  int n12 = edge_event("split_no_box0", "", ".0774", "-1", 0, q12, r12);
+  CHECK(n3 == 6 && n2 == 4 && noff == 6 && npi == 6 && npi2 == 4 && n12 == 4,
+        "three boxes on an edge: events of %d, %d (third held high), %d (split off), %d and %d (pseudo-impulse), "
+        "%d (no box 0) contacts, want 6, 4, 6, 6, 4, 4", n3, n2, noff, npi, npi2, n12);
+  if (n3 != 6 || n2 != 4 || noff != 6 || npi != 6 || npi2 != 4 || n12 != 4) return;
+  int same = 1, same_pi = 1, same_edit = 1, distinct = 0, ok = 1, off_differs = 0, kept = 0;
   for (int k = 0; k < SPLIT_SEEDS; k++) {
     same &= !memcmp(q3 + k * NV, q2 + k * NV, sizeof(double) * 12);
+    same_pi &= !memcmp(qpi + k * NV, qpi2 + k * NV, sizeof(double) * 12);
+    same_edit &= !memcmp(q3 + k * NV + 6, q12 + k * 12, sizeof(double) * 12);
+    kept += rpi[k].nkept > 0;
     int seen = 0;
     for (int j = 0; j < k && !seen; j++) seen = !memcmp(q3 + k * NV, q3 + j * NV, sizeof(double) * 6);
     distinct += !seen;
     off_differs |= memcmp(q3 + k * NV, qoff + k * NV, sizeof(double) * NV) != 0;
-    const svi_event* e[3] = {r3 + k, roff + k, rpi + k};
-    for (int t = 0; t < 3; t++) {
+    const svi_event* e[5] = {r3 + k, roff + k, rpi + k, rpi2 + k, r12 + k};
+    for (int t = 0; t < 5; t++) {
       ok &= e[t]->fallback == 0 && e[t]->status == SVI_OK && e[t]->ke_after <= e[t]->ke_before * (1 + 1e-9);
       for (int c = 0; c < e[t]->ncontact; c++) ok &= e[t]->vn_after[c] >= -1e-6;
     }
   }
   printf("split: three boxes landing on an edge at once, %d seeds: %d outcomes of box 0, the same with box 2 "
-         "held high: %s\n", SPLIT_SEEDS, distinct, same ? "yes" : "NO");
+         "held high: %s; with the pseudo-impulse (contacts kept in %d): %s; boxes 1 and 2 without box 0 in the "
+         "model: %s\n", SPLIT_SEEDS, distinct, same ? "yes" : "NO", kept, same_pi ? "yes" : "NO",
+         same_edit ? "yes" : "NO");
   CHECK(same, "split: boxes 0 and 1 get the same v+ whether box 2 lands with them or not");
+  CHECK(same_pi && kept >= SPLIT_SEEDS / 4, "split: with the pseudo-impulse too (%d of %d seeds keep contacts)",
+        kept, SPLIT_SEEDS);
+  CHECK(same_edit, "split: boxes 1 and 2 get the same v+ when box 0 is removed from the model");
   CHECK(distinct >= 2, "split: %d seeds reach %d outcomes of box 0 (want several)", SPLIT_SEEDS, distinct);
-  CHECK(ok, "split: every outcome (groups, off, with the pseudo-impulse) without fallback, no energy gain, "
-        "nothing approaching");
+  CHECK(ok, "split: every outcome (groups, off, with the pseudo-impulse, without box 0) without fallback, no "
+        "energy gain, nothing approaching");
   CHECK(off_differs, "split off samples the event as one problem (other bits than split groups)");
 }
 

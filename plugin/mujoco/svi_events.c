@@ -464,6 +464,30 @@ static void approach_order(const double* vn, int nc, int* order) {
     }
 }
 
+/* Group g of the event as its own problem (event_groups): its dofs and contacts (event indices)
+ * into in->gvmap (*nvg) and in->gcmap (*ncg), its rows and columns of the event's M, J_n, J_t, mu
+ * and v- into in->gM, gJn, gJt, gmu, gv.  The same values, in the same order, whatever else is in
+ * the event. */
+static svi_problem_def group_problem(svi_instance* in, int g, int nc, int nt, int* nvg, int* ncg) {
+  int nve = in->nve, nv = 0, n = 0;
+  for (int j = 0; j < nve; j++) if (in->gdof[j] == g) in->gvmap[nv++] = j;
+  for (int k = 0; k < nc; k++) if (in->gcon[k] == g) in->gcmap[n++] = k;
+  for (int a = 0; a < nv; a++)
+    gather(in->M + (size_t)in->gvmap[a] * nve, in->gvmap, nv, in->gM + (size_t)a * nv);
+  gather(in->ve, in->gvmap, nv, in->gv);
+  for (int i = 0; i < n; i++) {
+    int k = in->gcmap[i];
+    in->gmu[i] = in->mu[k];
+    gather(in->Jn + (size_t)k * nve, in->gvmap, nv, in->gJn + (size_t)i * nv);
+    for (int t = 0; t < nt; t++)
+      gather(in->Jt + (size_t)(k * nt + t) * nve, in->gvmap, nv, in->gJt + (size_t)(i * nt + t) * nv);
+  }
+  *nvg = nv;
+  *ncg = n;
+  svi_problem_def def = {nv, n, nt, in->gM, in->gJn, in->gJt, in->gmu, in->gv};
+  return def;
+}
+
 /* The set-valued law on each group of the event as its own problem (split = groups).  The groups'
  * step LCPs (75) are independent blocks of the event's, so a Routh step of the event is one step
  * of every group; run on its own, a group draws its budgets and perturbations from its own stream
@@ -477,28 +501,15 @@ static void approach_order(const double* vn, int nc, int* order) {
 static int sample_groups(svi_instance* in, const svi_routh_config* rc, long long index, int nc, int nt,
                          double* v_out, int* lcps, int* steps, int* finish) {
   svi_impact* s = in->imp;
-  int nve = in->nve, nd = 2 * nt, status = SVI_OK;
+  int nd = 2 * nt, status = SVI_OK;
   in->gke = 0;
   for (int g = 0; g < in->ngroup; g++) {
-    int nvg = 0, ncg = 0;
-    for (int j = 0; j < nve; j++) if (in->gdof[j] == g) in->gvmap[nvg++] = j;
-    for (int k = 0; k < nc; k++) if (in->gcon[k] == g) in->gcmap[ncg++] = k;
+    int nvg, ncg;
+    svi_problem_def def = group_problem(in, g, nc, nt, &nvg, &ncg);
     if (ncg == 0) {   /* not expected (every set of the event has a contact): keeps its v- */
       for (int a = 0; a < nvg; a++) v_out[in->gvmap[a]] = in->ve[in->gvmap[a]];
       continue;
     }
-    /* the group's rows and columns of the event's M, J_n, J_t, mu and v- */
-    for (int a = 0; a < nvg; a++)
-      gather(in->M + (size_t)in->gvmap[a] * nve, in->gvmap, nvg, in->gM + (size_t)a * nvg);
-    gather(in->ve, in->gvmap, nvg, in->gv);
-    for (int i = 0; i < ncg; i++) {
-      int k = in->gcmap[i];
-      in->gmu[i] = in->mu[k];
-      gather(in->Jn + (size_t)k * nve, in->gvmap, nvg, in->gJn + (size_t)i * nvg);
-      for (int t = 0; t < nt; t++)
-        gather(in->Jt + (size_t)(k * nt + t) * nve, in->gvmap, nvg, in->gJt + (size_t)(i * nt + t) * nvg);
-    }
-    svi_problem_def def = {nvg, ncg, nt, in->gM, in->gJn, in->gJt, in->gmu, in->gv};
     char err[256];
     int st = svi_impact_setup(s, &def, err, sizeof(err));
     in->whole_ready = 0;
@@ -515,7 +526,7 @@ static int sample_groups(svi_instance* in, const svi_routh_config* rc, long long
     char cls[1025];
     if (st == SVI_OK) {
       svi_routh_config rg = *rc;
-      rg.seed = svi_rng_u64(rc->seed, SVI_STREAM_GROUP, (uint64_t)in->gkey[g]);
+      rg.seed = svi_rng_u64(rc->seed, SVI_STREAM_GROUP, in->tkey[in->gkey[g]]);
       svi_sample_info info;
       st = svi_routh_sample(s, &rg, NULL, (uint64_t)index, in->gout, &info, NULL, 0, NULL);
       *lcps += info.lcps;
@@ -561,13 +572,12 @@ static int whole_problem(svi_instance* in, int nc, int nt) {
   return st;
 }
 
-/* 1/2 v^T M v on the event's dofs, from the event's M (an event of several groups, whose whole
- * problem is not set up) */
-static double event_energy(const svi_instance* in, const double* v) {
-  int n = in->nve;
+/* 1/2 v^T M v for an n x n M (the event's, whose whole problem is not set up in an event of
+ * several groups, or a group's) */
+static double problem_energy(const double* M, int n, const double* v) {
   double e = 0;
   for (int i = 0; i < n; i++) {
-    const double* row = in->M + (size_t)i * n;
+    const double* row = M + (size_t)i * n;
     double r = 0;
     for (int j = 0; j < n; j++) r += row[j] * v[j];
     e += v[i] * r;
@@ -579,7 +589,7 @@ static double event_energy(const svi_instance* in, const double* v) {
  * outcome (M is block-diagonal by group), else the whole problem's */
 static double outcome_energy(svi_instance* in, int nc, int nt, const double* v) {
   if (groups_outcome(in)) return in->gke;
-  if (whole_problem(in, nc, nt) != SVI_OK) return event_energy(in, v);
+  if (whole_problem(in, nc, nt) != SVI_OK) return problem_energy(in->M, in->nve, v);
   return svi_impact_kinetic_energy(in->imp, v);
 }
 
@@ -659,7 +669,8 @@ static void record_contacts(svi_instance* in, const mjData* d, svi_event* ev, in
   int nv = in->nve, nd = 2 * nt;
   char cls[1025];
   if (resolved && groups_outcome(in)) memcpy(cls, in->gcls, (size_t)nc);
-  else if (resolved) svi_classify(in->imp, v, cls);
+  else if (resolved && whole_problem(in, nc, nt) == SVI_OK) svi_classify(in->imp, v, cls);
+  else memset(cls, '-', (size_t)nc);
   for (int k = 0; k < nc && k < SVI_EVENT_MAX_CONTACTS; k++) {
     const mjContact* c = d->contact + in->cidx[k];
     ev->geom1[k] = c->geom[0];
@@ -730,14 +741,61 @@ static void law_impulse(svi_instance* in, svi_law used, int nc, int nt) {
   memcpy(in->lam, in->lam_n, sizeof(double) * (size_t)nc);
 }
 
+/* The pseudo-impulse on each group of the event as its own problem (an event of several groups,
+ * split = groups): W_RR and the projection (80) are block-diagonal by group and the keep rule's
+ * tests are per contact, so each group's mode is chosen, and its tolerances scaled, from its own
+ * problem, and a group's v+ stays independent of what else lands (theory section 7).  vplus, in->lam
+ * and in->kept are updated; for sample_groups' own outcome the energy gke and the classes gcls
+ * are the groups' again.  Returns the contacts kept. */
+static int pseudo_groups(svi_instance* in, double* vplus, int nc, int nt) {
+  svi_impact* s = in->imp;
+  int nd = 2 * nt, nkept = 0, own = groups_outcome(in);
+  if (own) in->gke = 0;
+  for (int g = 0; g < in->ngroup; g++) {
+    int nvg, ncg;
+    svi_problem_def def = group_problem(in, g, nc, nt, &nvg, &ncg);
+    if (ncg == 0) continue;
+    gather(vplus, in->gvmap, nvg, in->gout);
+    int st = svi_impact_setup(s, &def, NULL, 0);
+    in->whole_ready = 0;
+    if (st != SVI_OK) {   /* sample_groups set it up for this outcome; keeps nothing */
+      if (own) in->gke += problem_energy(in->gM, nvg, in->gout);
+      continue;
+    }
+    gather(in->ae, in->gvmap, nvg, in->gae);
+    for (int i = 0; i < ncg; i++) {
+      int k = in->gcmap[i];
+      in->glam[i] = in->lam[k];
+      memcpy(in->glam + ncg + (size_t)i * nd, in->lam + nc + (size_t)k * nd, sizeof(double) * (size_t)nd);
+    }
+    int n = svi_pseudo_impulse(in, s, in->glam, in->gv, in->gae, in->gout, in->gkept);
+    nkept += n;
+    char cls[1025];
+    if (own && n > 0) svi_classify(s, in->gout, cls);
+    for (int i = 0; i < ncg; i++) {
+      int k = in->gcmap[i];
+      in->kept[k] = in->gkept[i];
+      if (own && n > 0) in->gcls[k] = cls[i];
+      if (n == 0) continue;
+      in->lam[k] = in->glam[i];
+      memcpy(in->lam + nc + (size_t)k * nd, in->glam + ncg + (size_t)i * nd, sizeof(double) * (size_t)nd);
+    }
+    if (n > 0) for (int a = 0; a < nvg; a++) vplus[in->gvmap[a]] = in->gout[a];
+    if (own) in->gke += svi_impact_kinetic_energy(s, in->gout);
+  }
+  return nkept;
+}
+
 /* Contacts pressed by the continuous forces are kept (Johnson's pseudo-impulse): needs
  * qacc_smooth at v-, which mj_fwdVelocity has not reached yet when compute runs (qfrc_bias is
  * formed after mj_passive), so the velocity stage is run once at v- first (once per event: *ae_done;
- * d's qvel is still v- for every outcome of a batch). */
+ * d's qvel is still v- for every outcome of a batch).  An event of several groups keeps its
+ * contacts group by group (pseudo_groups). */
 static int pseudo_impulse(svi_instance* in, const mjModel* m, mjData* d, double* vplus, int nc, int nt,
                           int* ae_done) {
   for (int k = 0; k < nc; k++) in->kept[k] = 0;
-  if (in->cfg.pseudo_impulse <= 0 || whole_problem(in, nc, nt) != SVI_OK) return 0;
+  if (in->cfg.pseudo_impulse <= 0) return 0;
+  if (in->ngroup == 1 && whole_problem(in, nc, nt) != SVI_OK) return 0;
   if (!*ae_done) {
     in->busy = 1;
     mj_fwdVelocity(m, d);
@@ -747,7 +805,8 @@ static int pseudo_impulse(svi_instance* in, const mjModel* m, mjData* d, double*
     event_gather(in, d->qacc_smooth, in->ae);
     *ae_done = 1;
   }
-  return svi_pseudo_impulse(in, in->ve, in->ae, vplus, in->kept);
+  if (in->ngroup > 1) return pseudo_groups(in, vplus, nc, nt);
+  return svi_pseudo_impulse(in, in->imp, in->lam, in->ve, in->ae, vplus, in->kept);
 }
 
 /* The law for the event with this index: a resample's one-off choice, else the override or the
@@ -889,9 +948,8 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
   }
 
   /* the check's energy is the event's dofs'; the record's the model's, the rest's part unchanged */
-  event_ctx e = {law, index, nc, nt, napproach, 0,
-                 in->whole_ready ? svi_impact_kinetic_energy(in->imp, in->ve) : event_energy(in, in->ve),
-                 model_energy(in, m, d)};
+  double ke0 = in->whole_ready ? svi_impact_kinetic_energy(in->imp, in->ve) : problem_energy(in->M, nve, in->ve);
+  event_ctx e = {law, index, nc, nt, napproach, 0, ke0, model_energy(in, m, d)};
   /* svi_event_preview_many: the seeds before the last one, each as its own preview would resolve
    * it (d keeps v- for the next) */
   for (int k = 0; in->preview && k < in->batch_n; k++) {

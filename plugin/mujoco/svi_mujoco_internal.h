@@ -56,10 +56,13 @@ struct svi_instance {
   int     ngroup;
   int    *gof_root;             /* ntree: a set's root tree -> its group (-1: none) */
   int    *gkey;                 /* ntree: group -> its smallest tree (keys its random stream) */
+  uint64_t *tkey;               /* ntree: a tree's key (its first body's name, else its index) */
   int    *gcon, *gdof;          /* nc_max, nv: the group of each event contact and event dof */
   int    *gcmap, *gvmap;        /* nc_max, nv: one group's contacts and dofs (event indices) */
-  double *gblock;               /* one group's problem: M, J_n, J_t, mu, v-, v+, lambda_bar */
-  double *gM, *gJn, *gJt, *gmu, *gv, *gout, *glam;
+  int    *gkept;                /* nc_max: one group's kept contacts (the pseudo-impulse) */
+  double *gblock;               /* one group's problem: M, J_n, J_t, mu, v-, v+, qacc_smooth,
+                                   lambda_bar */
+  double *gM, *gJn, *gJt, *gmu, *gv, *gout, *gae, *glam;
   int     lam_ready;            /* apply_law assembled in->lam from the groups' impulses, their
                                    outcome's energy gke and classes gcls */
   int     whole_ready;          /* imp holds the event's whole problem (not a group's) */
@@ -120,9 +123,11 @@ void svi_events_measure_native(svi_instance* in, const mjModel* m, const mjData*
 int  svi_events_problem(svi_instance* in, const mjModel* m, mjData* d, svi_problem_def* def,
                         int* napproach);
 
-/* svi_pseudo.c: Johnson's pseudo-impulse; updates vplus, marks kept[k]; returns how many */
-int svi_pseudo_impulse(svi_instance* in, const double* vminus, const double* as, double* vplus,
-                       int* kept);
+/* svi_pseudo.c: Johnson's pseudo-impulse on the problem in s (the event's, or one group's) with
+ * the law's impulse lam (lambda_bar, s's contacts); updates vplus and lam, marks kept[k]; returns
+ * how many */
+int svi_pseudo_impulse(svi_instance* in, const svi_impact* s, double* lam, const double* vminus,
+                       const double* as, double* vplus, int* kept);
 svi_pseudo_work* svi_pseudo_create(int nv, int nc_max);
 void             svi_pseudo_destroy(svi_pseudo_work* w);
 

@@ -88,10 +88,22 @@ static void free_instance(svi_instance* in) {
   free(in->tree);
   free(in->gof_root);
   free(in->gblock);
+  free(in->tkey);
   free(in->touch_next);
   free(in->events);
   free(in->snaps);
   free(in);
+}
+
+/* A tree's key for its group's random stream (svi_events.c, sample_groups): its first body's
+ * name (64-bit FNV-1a, top bit set), so a group's draws do not move when other bodies are added to
+ * or removed from the model; an unnamed body's tree index otherwise. */
+static uint64_t tree_key(const mjModel* m, int t) {
+  const char* name = m->names + m->name_bodyadr[m->tree_bodyadr[t]];
+  if (!name[0]) return (uint64_t)t;
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (const unsigned char* c = (const unsigned char*)name; *c; c++) h = (h ^ *c) * 0x100000001b3ULL;
+  return h | 1ULL << 63;
 }
 
 static int nstate_of(const svi_config* cfg) {
@@ -135,10 +147,11 @@ static svi_instance* make_instance(const mjModel* m, int id, const svi_config* c
   }
   /* the groups' maps and one group's problem (at most the event's sizes) */
   size_t nt = (size_t)m->ntree;
-  in->gof_root = calloc(2 * nt + 2 * (size_t)ncmax + 2 * (size_t)nv + 1, sizeof(int));
-  in->gblock = calloc((size_t)nv * nv + (size_t)ncmax * nv * 3 + (size_t)ncmax * 6 + 2 * (size_t)nv + 1,
+  in->gof_root = calloc(2 * nt + 3 * (size_t)ncmax + 2 * (size_t)nv + 1, sizeof(int));
+  in->gblock = calloc((size_t)nv * nv + (size_t)ncmax * nv * 3 + (size_t)ncmax * 6 + 3 * (size_t)nv + 1,
                       sizeof(double));
-  if (!in->gof_root || !in->gblock) {
+  in->tkey = calloc(nt + 1, sizeof(uint64_t));
+  if (!in->gof_root || !in->gblock || !in->tkey) {
     free_instance(in);
     return NULL;
   }
@@ -147,6 +160,7 @@ static svi_instance* make_instance(const mjModel* m, int id, const svi_config* c
   in->gcmap = in->gcon + ncmax;
   in->gdof = in->gcmap + ncmax;
   in->gvmap = in->gdof + nv;
+  in->gkept = in->gvmap + nv;
   double* g = in->gblock;
   in->gM = g;     g += (size_t)nv * nv;
   in->gJn = g;    g += (size_t)ncmax * nv;
@@ -154,6 +168,7 @@ static svi_instance* make_instance(const mjModel* m, int id, const svi_config* c
   in->gmu = g;    g += ncmax;
   in->gv = g;     g += nv;
   in->gout = g;   g += nv;
+  in->gae = g;    g += nv;
   in->glam = g;                                /* nc (1 + nd), nd <= 4 */
   in->edof = in->tree + 2 * m->ntree + 1;
   in->trees_in_order = 1;   /* MuJoCo numbers trees in body order, each a run of dofs: checked */
@@ -161,6 +176,7 @@ static svi_instance* make_instance(const mjModel* m, int id, const svi_config* c
     if (m->tree_dofadr[t] != next) in->trees_in_order = 0;
     next += m->tree_dofnum[t];
   }
+  for (int t = 0; t < m->ntree; t++) in->tkey[t] = tree_key(m, t);
   double* b = in->block;
   in->M = b;      b += (size_t)nv * nv;
   in->Jn = b;     b += (size_t)ncmax * nv;

@@ -220,9 +220,8 @@ static int candidate_demote(const keep_problem* kp, svi_pseudo_work* w, const in
 /* Returns the number of contacts kept by the pseudo-impulse (beyond the law's); vplus is updated
  * in place (projection onto the kept rows); kept[k] = 1 for those contacts.  lam: the law's
  * impulse lambda_bar. */
-int svi_pseudo_impulse(svi_instance* in, const double* vminus, const double* as, double* vplus,
-                       int* kept) {
-  const svi_impact* s = in->imp;
+int svi_pseudo_impulse(svi_instance* in, const svi_impact* s, double* lam, const double* vminus,
+                       const double* as, double* vplus, int* kept) {
   svi_pseudo_work* w = in->pseudo;
   int nc = s->nc, nb = s->nb, nd = s->nd;
   double dt = in->cfg.pseudo_impulse;
@@ -251,7 +250,7 @@ int svi_pseudo_impulse(svi_instance* in, const double* vminus, const double* as,
   }
   if (nelig == 0) return 0;
 
-  keep_problem kp = {s, vplus, as, in->lam, dt, eps_v, eps_p, nc};
+  keep_problem kp = {s, vplus, as, lam, dt, eps_v, eps_p, nc};
   int best_size = -1, nvalid = 0, best_n = 0, n = 0, demoted = 0;
   if (nelig <= PSEUDO_MAX_ENUM) {
     /* every subset of the eligible contacts: the largest valid one wins, ties by the lowest mask */
@@ -303,6 +302,6 @@ int svi_pseudo_impulse(svi_instance* in, const double* vminus, const double* as,
   for (int j = 0; j < s->nv; j++) if (!isfinite(vf[j])) return 0;
   memcpy(vplus, vf, sizeof(double) * (size_t)s->nv);
   /* the event's impulse: the projection's on each kept row (a +t row's correction is net along t) */
-  for (int i = 0; i < best_n; i++) in->lam[w->best_rows[i]] += w->best_dp[i];
+  for (int i = 0; i < best_n; i++) lam[w->best_rows[i]] += w->best_dp[i];
   return nkept;
 }
