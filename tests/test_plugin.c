@@ -640,6 +640,77 @@ static void test_split_groups(void) {
   CHECK(off_differs, "split off samples the event as one problem (other bits than split groups)");
 }
 
+/* --- constraints the law does not model ------------------------------------------------------
+ * The law's rows are the contacts.  An outcome that breaks an equality constraint on the event's
+ * bodies (changes its row's velocity) or leaves a joint limit MuJoCo has made active closing is
+ * not the constrained system's: the impact is left to MuJoCo's solver, said and counted.  An
+ * outcome that respects them (a flap swinging away from its limit), or constraints on other
+ * bodies, change nothing.  The first 10 steps (the landing's event); returns the events logged,
+ * *fallbacks, the message into msg. */
+static int constrained_landing(const char* name, const char* bodies, const char* equality, const char* qpos,
+                               const char* qvel, long long* fallbacks, char* msg, size_t nmsg) {
+  char xml[4096];
+  snprintf(xml, sizeof(xml),
+           "<mujoco><option timestep='0.001'/>" PLUGIN("") "<default><geom gap='0.003' margin='0.003'/></default>"
+           "<worldbody><geom type='plane' size='5 5 .1'/>%s</worldbody><equality>%s</equality>"
+           "<keyframe><key name='impact' qpos='%s' qvel='%s'/></keyframe></mujoco>",
+           bodies, equality, qpos, qvel);
+  mjModel* m = load(write_model(name, xml));
+  if (!m) return -1;
+  mjData* d = mj_makeData(m);
+  start(m, d);
+  svi_instance* in = svi_instance_of(m, d);
+  int nan = 0;
+  for (int i = 0; i < 10; i++) {
+    mj_step(m, d);
+    for (int k = 0; k < m->nv; k++) nan |= !isfinite(d->qvel[k]);
+  }
+  svi_counters c = svi_instance_counters(in);
+  *fallbacks = c.fallbacks;
+  snprintf(msg, nmsg, "%s", svi_instance_message(in));
+  mj_deleteData(d);
+  mj_deleteModel(m);
+  return nan ? -1 : (int)c.events;
+}
+
+#define WELD_A "<body name='a' pos='0 0 .5'><freejoint/><geom type='box' size='.1 .1 .05' mass='1'/></body>"
+#define WELD_B "<body name='b' pos='2 0 .5'><freejoint/><geom type='box' size='.1 .1 .05' mass='1' " \
+               "contype='0' conaffinity='0'/></body>"
+#define WELD_C "<body name='c' pos='2 2 .5'><freejoint/><geom type='box' size='.1 .1 .05' mass='1' " \
+               "contype='0' conaffinity='0'/></body>"
+/* a box with a flap hinged at its edge, at mid-height: landing, the flap swings down (q grows) */
+#define FLAP(range) "<body name='f' pos='0 0 .5'><freejoint/><geom type='box' size='.1 .1 .05' mass='1'/>" \
+                    "<body pos='.1 0 0'><joint name='hinge' type='hinge' axis='0 1 0' range='" range "' " \
+                    "margin='.01'/><geom type='box' pos='.05 0 0' size='.05 .1 .01' mass='.3'/></body></body>"
+
+static void test_unmodelled_constraints(void) {
+  char msg[700];
+  long long fb;
+  /* box a lands flat; box b, without contacts, is welded to it 0.3 m above */
+  int n = constrained_landing("weld_on", WELD_A WELD_B, "<weld body1='a' body2='b'/>",
+                              "0 0 .0505 1 0 0 0  .2 0 .3505 1 0 0 0", "0 0 -1 0 0 0  0 0 -1 0 0 0", &fb, msg,
+                              sizeof(msg));
+  CHECK(n == 1 && fb == 1 && strstr(msg, "break equality constraint 0") && strstr(msg, "left to MuJoCo"),
+        "a landing box welded to another: %d events, %lld fallbacks, message '%s'", n, fb, msg);
+  /* the same weld between two boxes away from the landing one */
+  n = constrained_landing("weld_away", WELD_A WELD_B WELD_C, "<weld body1='b' body2='c'/>",
+                          "0 0 .0505 1 0 0 0  2 0 .5 1 0 0 0  2 2 .5 1 0 0 0",
+                          "0 0 -1 0 0 0  0 0 0 0 0 0  0 0 0 0 0 0", &fb, msg, sizeof(msg));
+  CHECK(n == 1 && fb == 0, "a weld between two other bodies: %d events, %lld fallbacks ('%s')", n, fb, msg);
+  /* the flap at its upper limit (within the joint's margin): the landing drives it into the limit */
+  n = constrained_landing("limit_into", FLAP("-90 0"), "", "0 0 .0505 1 0 0 0  0", "0 0 -1 0 0 0  0", &fb, msg,
+                          sizeof(msg));
+  CHECK(n == 1 && fb == 1 && strstr(msg, "drive into the limit of joint 1 ('hinge')"),
+        "a flap landing into its joint limit: %d events, %lld fallbacks, message '%s'", n, fb, msg);
+  /* at its lower limit: the flap swings away from it, and with no limit near */
+  n = constrained_landing("limit_away", FLAP("0 90"), "", "0 0 .0505 1 0 0 0  0", "0 0 -1 0 0 0  0", &fb, msg,
+                          sizeof(msg));
+  CHECK(n == 1 && fb == 0, "a flap landing away from its joint limit: %d events, %lld fallbacks ('%s')", n, fb, msg);
+  n = constrained_landing("limit_none", FLAP("-90 90"), "", "0 0 .0505 1 0 0 0  0", "0 0 -1 0 0 0  0", &fb, msg,
+                          sizeof(msg));
+  CHECK(n == 1 && fb == 0, "a flap landing away from its limits: %d events, %lld fallbacks ('%s')", n, fb, msg);
+}
+
 static void test_unrelated_rest(void) {
   svi_event alone, among, on;
   land_event("land_alone", "", "0 0 .0501 1 0 0 0", "0 0 -1 0 0 0", &alone);
@@ -1075,6 +1146,7 @@ int main(int argc, char** argv) {
   test_memory();
   test_unrelated_rest();
   test_split_groups();
+  test_unmodelled_constraints();
   test_event_dofs();
   test_pseudo_impulse();
   test_pseudo_demotion();

@@ -437,6 +437,63 @@ static void event_gather(const svi_instance* in, const double* x, double* xe) {
   gather(x, in->edof, in->nve, xe);
 }
 
+/* MuJoCo's constraint rows on the event's trees that the law has no rows for: equality constraints
+ * (a weld, a connect, a coupled joint or tendon) and the joint and tendon limits MuJoCo has made
+ * active.  Each row on the event's dofs into in->Jside, its velocity from the other dofs (which the
+ * impact does not change) and its velocity before the impact after them; in->side: MuJoCo's row.
+ * Reads event_contacts' sets (in->tree).  Returns their number, or -1 beyond side_max (not expected:
+ * a weld has 6 rows, a limit 1). */
+static int side_rows(svi_instance* in, const mjModel* m, const mjData* d) {
+  int *parent = in->tree, *mark = in->tree + m->ntree, sparse = mj_isSparse(m), nv = m->nv, nve = in->nve;
+  int n = 0;
+  for (int i = 0; i < d->nefc; i++) {
+    int type = d->efc_type[i];
+    if (type != mjCNSTR_EQUALITY && type != mjCNSTR_LIMIT_JOINT && type != mjCNSTR_LIMIT_TENDON) continue;
+    int nnz = sparse ? d->efc_J_rownnz[i] : nv, adr = sparse ? d->efc_J_rowadr[i] : i * nv, in_event = 0;
+    for (int k = 0; k < nnz && !in_event; k++) {
+      int t = m->dof_treeid[sparse ? d->efc_J_colind[adr + k] : k];
+      in_event = d->efc_J[adr + k] != 0 && t >= 0 && mark[tree_find(parent, t)];
+    }
+    if (!in_event) continue;
+    if (n == in->side_max) return -1;
+    double *row = in->Jside + (size_t)n * nve, *u = in->Jside + (size_t)in->side_max * nve + 2 * n;
+    memset(row, 0, sizeof(double) * (size_t)nve);
+    u[0] = u[1] = 0;
+    for (int k = 0; k < nnz; k++) {   /* edof is increasing: the event's column by bisection */
+      int j = sparse ? d->efc_J_colind[adr + k] : k, lo = 0, hi = nve;
+      while (lo < hi) { int mid = (lo + hi) / 2; if (in->edof[mid] < j) lo = mid + 1; else hi = mid; }
+      if (lo < nve && in->edof[lo] == j) row[lo] = d->efc_J[adr + k];
+      else u[0] += d->efc_J[adr + k] * d->qvel[j];
+      u[1] += d->efc_J[adr + k] * d->qvel[j];
+    }
+    in->side[n++] = i;
+  }
+  return n;
+}
+
+/* The first of the side rows an outcome v (the event's dofs) breaks, or -1: an equality row whose
+ * velocity the impact changes, a limit row it leaves closing (J v < 0), each beyond 1e-6 of the
+ * largest pre-impact approach speed (the contact check's tolerance); *u: that row's velocity after,
+ * *u0 before. */
+static int side_broken(const svi_instance* in, const mjData* d, int nc, const double* v, double* u, double* u0) {
+  int nve = in->nve;
+  double vmax = 0;
+  for (int k = 0; k < nc; k++) vmax = fmax(vmax, -in->vn[k]);
+  double tol = 1e-6 * vmax;
+  for (int i = 0; i < in->nside; i++) {
+    const double *row = in->Jside + (size_t)i * nve, *r = in->Jside + (size_t)in->side_max * nve + 2 * i;
+    double x = r[0];
+    for (int j = 0; j < nve; j++) x += row[j] * v[j];
+    int eq = d->efc_type[in->side[i]] == mjCNSTR_EQUALITY;
+    if (eq ? fabs(x - r[1]) > tol : x < -tol) {
+      *u = x;
+      *u0 = r[1];
+      return i;
+    }
+  }
+  return -1;
+}
+
 /* the model's kinetic energy 1/2 v^T M v at d->qvel (MuJoCo's sparse product; in->vplus as
  * scratch, before the law writes it) */
 static double model_energy(svi_instance* in, const mjModel* m, const mjData* d) {
@@ -862,6 +919,23 @@ static int resolve_outcome(svi_instance* in, const mjModel* m, mjData* d, event_
   /* the event's impulse: the law's, plus the pseudo-impulse's projection (it adds to in->lam) */
   if (!native) law_impulse(in, fallback == 2 ? SVI_LAW_SIMULTANEOUS : law, nc, nt);
   ev->nkept = native ? 0 : pseudo_impulse(in, m, d, vplus, nc, nt, &e->ae_done);
+  double u = 0, u0 = 0;
+  int broken = native ? -1 : side_broken(in, d, nc, vplus, &u, &u0);
+  if (broken >= 0) {   /* the law has no rows for it: the outcome is not the constrained system's */
+    int row = in->side[broken], type = d->efc_type[row], id = d->efc_id[row];
+    int obj = type == mjCNSTR_EQUALITY ? mjOBJ_EQUALITY : type == mjCNSTR_LIMIT_JOINT ? mjOBJ_JOINT : mjOBJ_TENDON;
+    const char* name = mj_id2name(m, obj, id);
+    svi_report(in, SVI_WARN_CONSTRAINT,
+               "svi.impact: the impact at t = %g would %s %d%s%s%s (its row's velocity %g before, %g after), which "
+               "svi.impact's impact law does not model; the impact is left to MuJoCo's solver (counted in the event "
+               "log; docs/usage.md, \"What happens inside mj_step\")", d->time,
+               type == mjCNSTR_EQUALITY ? "break equality constraint" : type == mjCNSTR_LIMIT_JOINT ?
+               "drive into the limit of joint" : "drive into the limit of tendon", id, name ? " ('" : "",
+               name ? name : "", name ? "')" : "", u0, u);
+    native = 1;
+    fallback = 3;
+    ev->nkept = 0;
+  }
   if (native) for (int k = 0; k < nc; k++) in->kept[k] = 0;
 
   ev->time = d->time;
@@ -923,6 +997,13 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
   event_rows(in, nv, nc, in->Jn);
   event_rows(in, nv, nc * nt, in->Jt);
   event_gather(in, d->qvel, in->ve);
+  in->nside = side_rows(in, m, d);
+  if (in->nside < 0) {
+    svi_report(in, SVI_WARN_CONSTRAINT, "svi.impact: an impact at t = %g is left to MuJoCo: its bodies are under more "
+               "than %d equality and limit rows", d->time, in->side_max);
+    in->counters.fallbacks += !in->preview;
+    return 0;
+  }
   svi_problem_def p = {nve, nc, nt, in->M, in->Jn, in->Jt, in->mu, in->ve};
   def = p;
   char err[256];

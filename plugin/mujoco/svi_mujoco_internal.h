@@ -66,6 +66,13 @@ struct svi_instance {
   int     lam_ready;            /* apply_law assembled in->lam from the groups' impulses, their
                                    outcome's energy gke and classes gcls */
   int     whole_ready;          /* imp holds the event's whole problem (not a group's) */
+  /* MuJoCo's constraint rows on the event's trees that the law has no rows for (equality
+   * constraints, active joint and tendon limits; svi_events.c, side_rows): MuJoCo's row index
+   * side[i], the row on the event's dofs Jside + i nve, then its velocity from the other dofs and
+   * before the impact at Jside + side_max nve + 2 i */
+  int     side_max, nside;
+  int*    side;
+  double* Jside;
   double  event_time;           /* d->time of the event being resolved (messages) */
   double  gke;
   char    gcls[1025];
@@ -99,7 +106,7 @@ enum {
   SVI_WARN_SETUP = 1 << 3, SVI_WARN_SLEEP = 1 << 4, SVI_WARN_FLEX = 1 << 5,
   SVI_WARN_TOUCH = 1 << 6, SVI_WARN_CONTACTFULL = 1 << 7, SVI_WARN_FALLBACK = 1 << 8,
   SVI_WARN_NOGAP = 1 << 9, SVI_WARN_UNUSED = 1 << 10, SVI_WARN_TOOLARGE = 1 << 11,
-  SVI_WARN_FINISH = 1 << 12
+  SVI_WARN_FINISH = 1 << 12, SVI_WARN_CONSTRAINT = 1 << 13
 };
 /* report a message once per instance and kind: mju_warning and svi_instance_message */
 void svi_report(svi_instance* in, int kind, const char* fmt, ...);

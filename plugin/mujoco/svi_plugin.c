@@ -89,6 +89,8 @@ static void free_instance(svi_instance* in) {
   free(in->gof_root);
   free(in->gblock);
   free(in->tkey);
+  free(in->side);
+  free(in->Jside);
   free(in->touch_next);
   free(in->events);
   free(in->snaps);
@@ -151,7 +153,12 @@ static svi_instance* make_instance(const mjModel* m, int id, const svi_config* c
   in->gblock = calloc((size_t)nv * nv + (size_t)ncmax * nv * 3 + (size_t)ncmax * 6 + 3 * (size_t)nv + 1,
                       sizeof(double));
   in->tkey = calloc(nt + 1, sizeof(uint64_t));
-  if (!in->gof_root || !in->gblock || !in->tkey) {
+  /* MuJoCo's equality and limit rows on an event's dofs (svi_events.c, side_rows): at most 6 an
+   * equality constraint (a weld) and one a joint or tendon */
+  in->side_max = 6 * (int)m->neq + (int)m->njnt + (int)m->ntendon;
+  in->side = calloc((size_t)in->side_max + 1, sizeof(int));
+  in->Jside = calloc((size_t)in->side_max * (nv + 2) + 1, sizeof(double));
+  if (!in->gof_root || !in->gblock || !in->tkey || !in->side || !in->Jside) {
     free_instance(in);
     return NULL;
   }
