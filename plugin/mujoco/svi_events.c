@@ -231,6 +231,18 @@ static int event_contacts(svi_instance* in, const mjModel* m, const mjData* d, d
     if (a >= 0 && b >= 0) parent[tree_find(parent, a)] = tree_find(parent, b);
     if (vn < -vimp && (a >= 0 || b >= 0)) mark[a >= 0 ? a : b] = 1;
   }
+  /* trees an equality constraint couples are one body for the law (svi_equality.c) */
+  int sparse = mj_isSparse(m), nv = m->nv;
+  for (int i = 0; i < d->nefc; i++) {
+    if (d->efc_type[i] != mjCNSTR_EQUALITY) continue;
+    int nnz = sparse ? d->efc_J_rownnz[i] : nv, adr = sparse ? d->efc_J_rowadr[i] : i * nv, first = -1;
+    for (int k = 0; k < nnz; k++) {
+      int t = d->efc_J[adr + k] != 0 ? m->dof_treeid[sparse ? d->efc_J_colind[adr + k] : k] : -1;
+      if (t < 0) continue;
+      if (first < 0) first = t;
+      else parent[tree_find(parent, t)] = tree_find(parent, first);
+    }
+  }
   for (int t = 0; t < nt; t++) if (mark[t]) mark[tree_find(parent, t)] = 1;
   *napproach = *overflow = 0;
   for (int i = 0; i < d->ncon; i++) {
@@ -466,9 +478,18 @@ static int side_rows(svi_instance* in, const mjModel* m, const mjData* d) {
       else u[0] += d->efc_J[adr + k] * d->qvel[j];
       u[1] += d->efc_J[adr + k] * d->qvel[j];
     }
+    in->side_eq[n] = type == mjCNSTR_EQUALITY;
     in->side[n++] = i;
   }
   return n;
+}
+
+/* An outcome on the event's dofs: v itself, or N v (in->vphys) for a problem in the coordinates of
+ * its equality constraints */
+static const double* physical(svi_instance* in, const double* v) {
+  if (!in->eq_reduced) return v;
+  svi_equality_expand(in, v, in->vphys);
+  return in->vphys;
 }
 
 /* The first of the side rows an outcome v (the event's dofs) breaks, or -1: an equality row whose
@@ -484,7 +505,8 @@ static int side_broken(const svi_instance* in, const mjData* d, int nc, const do
     const double *row = in->Jside + (size_t)i * nve, *r = in->Jside + (size_t)in->side_max * nve + 2 * i;
     double x = r[0];
     for (int j = 0; j < nve; j++) x += row[j] * v[j];
-    int eq = d->efc_type[in->side[i]] == mjCNSTR_EQUALITY;
+    int eq = in->side_eq[i];
+    if (eq && in->eq_reduced) continue;   /* v = N y keeps them by construction */
     if (eq ? fabs(x - r[1]) > tol : x < -tol) {
       *u = x;
       *u0 = r[1];
@@ -505,6 +527,14 @@ int svi_events_problem(svi_instance* in, const mjModel* m, mjData* d, svi_proble
                        int* napproach) {
   int nc = detect(in, m, d, napproach);
   if (nc <= 0) return 0;
+  int ns = side_rows(in, m, d), eq = ns < 0;
+  for (int i = 0; i < ns; i++) eq |= in->side_eq[i];
+  if (eq) {   /* the law runs in the constraints' coordinates (svi_equality.c), not on these dofs */
+    svi_report(in, SVI_WARN_CONSTRAINT, "svi.impact: the impact problem at t = %g is under equality constraints; its "
+               "matrices on the model's dofs (svi_current_problem, Impacts.problem, Algorithm 2 on the event) are "
+               "not the law's and are not returned", d->time);
+    return 0;
+  }
   mj_fullM(m, d, in->M);
   int nt = build_rows(in, m, d, nc);
   svi_problem_def p = {m->nv, nc, nt, in->M, in->Jn, in->Jt, in->mu, d->qvel};
@@ -622,7 +652,7 @@ static int groups_outcome(const svi_instance* in) {
  * then leaves the event to MuJoCo, said and counted). */
 static int whole_problem(svi_instance* in, int nc, int nt) {
   if (in->whole_ready) return SVI_OK;
-  svi_problem_def whole = {in->nve, nc, nt, in->M, in->Jn, in->Jt, in->mu, in->ve};
+  svi_problem_def whole = {in->np, nc, nt, in->M, in->Jn, in->Jt, in->mu, in->ve};
   int st = svi_impact_setup(in->imp, &whole, NULL, 0);
   if (st == SVI_OK && svi_impact_tableau_only(in->imp)) st = SVI_ERR_CAPACITY;
   in->whole_ready = st == SVI_OK;
@@ -646,7 +676,7 @@ static double problem_energy(const double* M, int n, const double* v) {
  * outcome (M is block-diagonal by group), else the whole problem's */
 static double outcome_energy(svi_instance* in, int nc, int nt, const double* v) {
   if (groups_outcome(in)) return in->gke;
-  if (whole_problem(in, nc, nt) != SVI_OK) return problem_energy(in->M, in->nve, v);
+  if (whole_problem(in, nc, nt) != SVI_OK) return problem_energy(in->M, in->np, v);
   return svi_impact_kinetic_energy(in->imp, v);
 }
 
@@ -673,7 +703,7 @@ static int apply_law(svi_instance* in, svi_law law, uint64_t seed, long long ind
   }
   int ws = whole_problem(in, nc, nt);   /* a fallback after sample_groups */
   if (ws != SVI_OK) {
-    memcpy(v_out, in->ve, sizeof(double) * (size_t)in->nve);
+    memcpy(v_out, in->ve, sizeof(double) * (size_t)in->np);
     return ws;
   }
   if (law == SVI_LAW_PROPAGATIVE) {
@@ -705,7 +735,7 @@ static int apply_law(svi_instance* in, svi_law law, uint64_t seed, long long ind
  * 1e-6 x the largest pre-impact approach speed. */
 static int acceptable(svi_instance* in, int nc, int nt, int st, const double* v, double ke0) {
   if (st < 0) return 0;
-  int nv = in->nve;   /* v and the rows J_n on the event's dofs */
+  int nv = in->np;   /* v and the rows J_n on the event's problem's coordinates */
   for (int i = 0; i < nv; i++) if (!isfinite(v[i])) return 0;
   if (outcome_energy(in, nc, nt, v) > ke0 * (1 + 1e-9) + 1e-300) return 0;
   double vmax = 0;
@@ -723,7 +753,7 @@ static int acceptable(svi_instance* in, int nc, int nt, int st, const double* v,
  * the event's dofs (NULL under the native law, which MuJoCo's solver resolves later: NaN) */
 static void record_contacts(svi_instance* in, const mjData* d, svi_event* ev, int nc, int nt,
                             int resolved, const double* v) {
-  int nv = in->nve, nd = 2 * nt;
+  int nv = in->np, nd = 2 * nt;
   char cls[1025];
   if (resolved && groups_outcome(in)) memcpy(cls, in->gcls, (size_t)nc);
   else if (resolved && whole_problem(in, nc, nt) == SVI_OK) svi_classify(in->imp, v, cls);
@@ -860,6 +890,7 @@ static int pseudo_impulse(svi_instance* in, const mjModel* m, mjData* d, double*
     mj_fwdAcceleration(m, d);
     in->busy = 0;
     event_gather(in, d->qacc_smooth, in->ae);
+    if (in->eq_reduced) svi_equality_project(in, in->ae, in->ae);   /* the constrained a_s */
     *ae_done = 1;
   }
   if (in->ngroup > 1) return pseudo_groups(in, vplus, nc, nt);
@@ -920,7 +951,7 @@ static int resolve_outcome(svi_instance* in, const mjModel* m, mjData* d, event_
   if (!native) law_impulse(in, fallback == 2 ? SVI_LAW_SIMULTANEOUS : law, nc, nt);
   ev->nkept = native ? 0 : pseudo_impulse(in, m, d, vplus, nc, nt, &e->ae_done);
   double u = 0, u0 = 0;
-  int broken = native ? -1 : side_broken(in, d, nc, vplus, &u, &u0);
+  int broken = native ? -1 : side_broken(in, d, nc, physical(in, vplus), &u, &u0);
   if (broken >= 0) {   /* the law has no rows for it: the outcome is not the constrained system's */
     int row = in->side[broken], type = d->efc_type[row], id = d->efc_id[row];
     int obj = type == mjCNSTR_EQUALITY ? mjOBJ_EQUALITY : type == mjCNSTR_LIMIT_JOINT ? mjOBJ_JOINT : mjOBJ_TENDON;
@@ -1004,13 +1035,30 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
     in->counters.fallbacks += !in->preview;
     return 0;
   }
-  svi_problem_def p = {nve, nc, nt, in->M, in->Jn, in->Jt, in->mu, in->ve};
+  /* equality rows: the problem in coordinates that keep them (svi_equality.c) */
+  double ke_ev = problem_energy(in->M, nve, in->ve), removed = 0;
+  in->np = nve;
+  int red = in->eqA ? svi_equality_reduce(in, nc, nt, &removed) : 0;
+  in->eq_reduced = red > 0;
+  if (red < 0 || removed > 1e-3 * ke_ev) {
+    if (red < 0)
+      svi_report(in, SVI_WARN_CONSTRAINT, "svi.impact: an impact at t = %g is left to MuJoCo: its bodies' equality "
+                 "constraints leave them no motion (or a singular mass matrix)", d->time);
+    else
+      svi_report(in, SVI_WARN_CONSTRAINT, "svi.impact: an impact at t = %g is left to MuJoCo: its bodies' equality "
+                 "constraints move before the impact (a moving mocap weld, or a soft constraint stretched: holding "
+                 "them would take %.3g of the bodies' kinetic energy)", d->time, removed / fmax(ke_ev, 1e-300));
+    in->counters.fallbacks += !in->preview;
+    return 0;
+  }
+  svi_problem_def p = {in->np, nc, nt, in->M, in->Jn, in->Jt, in->mu, in->ve};
   def = p;
   char err[256];
   in->event_time = d->time;
   /* several groups under the set-valued law: each is set up (and checked) as its own problem by
-   * sample_groups, and the whole event only where a fallback or the pseudo-impulse needs it */
-  in->ngroup = in->cfg.split && law == SVI_LAW_SETVALUED ? event_groups(in, m, d, nc) : 1;
+   * sample_groups, and the whole event only where a fallback or the pseudo-impulse needs it (an
+   * event under equality constraints, in its own coordinates, is one problem) */
+  in->ngroup = in->cfg.split && law == SVI_LAW_SETVALUED && !in->eq_reduced ? event_groups(in, m, d, nc) : 1;
   int st = in->ngroup > 1 ? SVI_OK : svi_impact_setup(in->imp, &def, err, sizeof(err));
   in->whole_ready = in->ngroup == 1 && st == SVI_OK;
   if (st != SVI_OK) {
@@ -1023,13 +1071,13 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
                "svi.impact: an impact at t = %g is left to MuJoCo: its event has %d contacts on %d dofs, a step "
                "LCP of %d rows, beyond the exact solvers' reach (the dense Lemke's product form holds 1024 "
                "rows, the low-rank Lemke 64 dofs; the explicit tableau would take minutes an event; "
-               "docs/usage.md, \"Cost\")", d->time, nc, nve, svi_impact_lcp_rows(in->imp));
+               "docs/usage.md, \"Cost\")", d->time, nc, in->np, svi_impact_lcp_rows(in->imp));
     in->counters.fallbacks += !in->preview;
     return 0;
   }
 
   /* the check's energy is the event's dofs'; the record's the model's, the rest's part unchanged */
-  double ke0 = in->whole_ready ? svi_impact_kinetic_energy(in->imp, in->ve) : problem_energy(in->M, nve, in->ve);
+  double ke0 = in->whole_ready ? svi_impact_kinetic_energy(in->imp, in->ve) : problem_energy(in->M, in->np, in->ve);
   event_ctx e = {law, index, nc, nt, napproach, 0, ke0, model_energy(in, m, d)};
   /* svi_event_preview_many: the seeds before the last one, each as its own preview would resolve
    * it (d keeps v- for the next) */
@@ -1039,12 +1087,14 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
     int ok = resolve_outcome(in, m, d, &e, in->batch_seed[k], bev);
     double* q = in->batch_qvel + (size_t)k * nv;
     memcpy(q, d->qvel, sizeof(mjtNum) * (size_t)nv);
-    if (ok) for (int j = 0; j < nve; j++) q[in->edof[j]] = in->vplus[j];
+    const double* vp = physical(in, in->vplus);
+    if (ok) for (int j = 0; j < nve; j++) q[in->edof[j]] = vp[j];
   }
   in->batch_done = in->preview;
   svi_event* ev = new_record(in, m, d);
   int native = !resolve_outcome(in, m, d, &e, seed, ev);
-  if (!native) for (int j = 0; j < nve; j++) d->qvel[in->edof[j]] = in->vplus[j];
+  const double* vp = physical(in, in->vplus);
+  if (!native) for (int j = 0; j < nve; j++) d->qvel[in->edof[j]] = vp[j];
   count_event(in, ev);
   if (native) return 0;
 

@@ -72,7 +72,14 @@ struct svi_instance {
    * before the impact at Jside + side_max nve + 2 i */
   int     side_max, nside;
   int*    side;
+  int*    side_eq;              /* side row i is an equality row */
   double* Jside;
+  /* equality constraints in the law (svi_equality.c): the problem in coordinates y, v = N y, of
+   * np = nve - rank(J_e) values; np = nve and eq_reduced = 0 without equality rows.  Buffers made
+   * at init for a model with equality constraints: J_e^T's reflectors (side_max x nv), N, M N and
+   * M_r's Cholesky factor (nv x nv each), scratch (nv), the physical v+ (nv) */
+  int     np, eq_reduced;
+  double *eqA, *eqbeta, *eqnrm, *eqN, *eqMN, *eqL, *eqtmp, *vphys;
   double  event_time;           /* d->time of the event being resolved (messages) */
   double  gke;
   char    gcls[1025];
@@ -136,6 +143,15 @@ int  svi_events_problem(svi_instance* in, const mjModel* m, mjData* d, svi_probl
 int svi_pseudo_impulse(svi_instance* in, const svi_impact* s, double* lam, const double* vminus,
                        const double* as, double* vplus, int* kept);
 svi_pseudo_work* svi_pseudo_create(int nv, int nc_max);
+
+/* svi_equality.c: the event's problem (in->M, Jn, Jt, ve on its nve dofs) in coordinates y that
+ * satisfy its equality rows (in->side, side_eq, Jside): in place, in->np set, *removed the kinetic
+ * energy the projection of v- takes off.  Returns 1 if reduced, 0 if there are no equality rows,
+ * -1 if they leave no motion or M_r is not positive definite.  expand: v = N y (nve values);
+ * project: y = M_r^-1 N^T M a for a generalised acceleration a on the event's dofs (y may be a). */
+int  svi_equality_reduce(svi_instance* in, int nc, int nt, double* removed);
+void svi_equality_expand(const svi_instance* in, const double* y, double* v);
+void svi_equality_project(svi_instance* in, const double* a, double* y);
 void             svi_pseudo_destroy(svi_pseudo_work* w);
 
 #endif

@@ -90,7 +90,9 @@ static void free_instance(svi_instance* in) {
   free(in->gblock);
   free(in->tkey);
   free(in->side);
+  free(in->side_eq);
   free(in->Jside);
+  free(in->eqA);
   free(in->touch_next);
   free(in->events);
   free(in->snaps);
@@ -157,8 +159,23 @@ static svi_instance* make_instance(const mjModel* m, int id, const svi_config* c
    * equality constraint (a weld) and one a joint or tendon */
   in->side_max = 6 * (int)m->neq + (int)m->njnt + (int)m->ntendon;
   in->side = calloc((size_t)in->side_max + 1, sizeof(int));
+  in->side_eq = calloc((size_t)in->side_max + 1, sizeof(int));
   in->Jside = calloc((size_t)in->side_max * (nv + 2) + 1, sizeof(double));
-  if (!in->gof_root || !in->gblock || !in->tkey || !in->side || !in->Jside) {
+  if (m->neq > 0) {   /* svi_equality.c's buffers, one block */
+    size_t sm = (size_t)in->side_max, nn = (size_t)nv * nv;
+    in->eqA = calloc(sm * nv + 2 * sm + 3 * nn + 2 * (size_t)nv + 1, sizeof(double));
+    if (in->eqA) {
+      in->eqbeta = in->eqA + sm * nv;
+      in->eqnrm = in->eqbeta + sm;
+      in->eqN = in->eqnrm + sm;
+      in->eqMN = in->eqN + nn;
+      in->eqL = in->eqMN + nn;
+      in->eqtmp = in->eqL + nn;
+      in->vphys = in->eqtmp + nv;
+    }
+  }
+  if (!in->gof_root || !in->gblock || !in->tkey || !in->side || !in->side_eq || !in->Jside ||
+      (m->neq > 0 && !in->eqA)) {
     free_instance(in);
     return NULL;
   }
