@@ -478,7 +478,9 @@ class Impacts:
     nc = self._lib.svi_event_problem(self._in, self.model._address, self._scratch._address, i,
                                      ctypes.byref(p))
     if nc <= 0:
-      raise RuntimeError(f"svi: could not rebuild the problem of event {i}")
+      sin = self._lib.svi_instance_of(self.model._address, self._scratch._address)
+      said = self._lib.svi_instance_message(sin).decode() if sin else ""
+      raise RuntimeError(f"svi: could not rebuild the problem of event {i}" + (f" ({said})" if said else ""))
     nv, nt = p.nv, p.nt
     grab = lambda ptr, n: np.ctypeslib.as_array(ptr, shape=(n,)).copy()
     return {"nv": nv, "nc": nc, "nt": nt, "M": grab(p.M, nv * nv).reshape(nv, nv),
