@@ -591,6 +591,31 @@ static int edge_event(const char* name, const char* config, const char* z3, cons
   return nc;
 }
 
+/* Algorithm 2 on edge_event's scene's event 0 (svi_event_approximate, 256 samples, seed 9, one
+ * thread) into qv (256 x 18) and acc; returns the status (1 if there was no event). */
+static int edge_approx(const char* name, const char* config, const char* z3, const char* v3, double* qv,
+                       unsigned char* acc, svi_approx_stats* st) {
+  char xml[4096];
+  snprintf(xml, sizeof(xml),
+           "<mujoco><option timestep='0.001'/>" PLUGIN("%s") "<default><geom gap='0.003' margin='0.003' "
+           "friction='0.6'/></default><worldbody><geom type='plane' size='5 5 .1'/>" EDGE_BOX("b0", "0")
+           EDGE_BOX("b1", "1") EDGE_BOX("b2", "2") "</worldbody><keyframe><key name='impact' qpos='0 " EDGE_Q
+           "1 " EDGE_Q "2 0 %s .98877108 .14943813 0 0' qvel='.2 0 -1 0 1 0  -.1 .1 -.8 1 0 0  0 0 %s 0 0 0'/>"
+           "</keyframe></mujoco>", config, z3, v3);
+  mjModel* m = load(write_model(name, xml));
+  if (!m) return 1;
+  mjData* d = mj_makeData(m);
+  mjData* s = mj_makeData(m);
+  start(m, d);
+  svi_instance* in = svi_instance_of(m, d);
+  run_to_event(m, d, 1, 0.1);
+  int rc = svi_event_count(in) > 0 ? svi_event_approximate(in, m, s, 0, 256, 1, 9, qv, acc, st) : 1;
+  mj_deleteData(s);
+  mj_deleteData(d);
+  mj_deleteModel(m);
+  return rc;
+}
+
 static void test_split_groups(void) {
   enum { NV = 18 };
   static double q3[SPLIT_SEEDS * NV], q2[SPLIT_SEEDS * NV], qoff[SPLIT_SEEDS * NV];
@@ -638,6 +663,24 @@ static void test_split_groups(void) {
   CHECK(ok, "split: every outcome (groups, off, with the pseudo-impulse, without box 0) without fallback, no "
         "energy gain, nothing approaching");
   CHECK(off_differs, "split off samples the event as one problem (other bits than split groups)");
+  /* Algorithm 2 on the event, group by group as well (svi_approximate_groups) */
+  static double a3[256 * NV], a2[256 * NV];
+  static unsigned char c3[256], c2[256];
+  svi_approx_stats s3, s2;
+  int rc3 = edge_approx("approx_three", "", ".0774", "-1", a3, c3, &s3);
+  int rc2 = edge_approx("approx_two", "", "1", "0", a2, c2, &s2);
+  int asame = rc3 == SVI_OK && rc2 == SVI_OK, aok = asame, adistinct = 0;
+  for (int k = 0; k < 256 && asame; k++) {
+    asame &= !memcmp(a3 + k * NV, a2 + k * NV, sizeof(double) * 12);
+    int seen = 0;
+    for (int j = 0; j < k && !seen; j++) seen = !memcmp(a3 + k * NV, a3 + j * NV, sizeof(double) * 6);
+    adistinct += !seen;
+  }
+  aok &= s3.accepted >= 250 && s3.max_energy_ratio <= 1 + 1e-9 && s3.failed == 0 && s3.samples == 256;
+  printf("split: Algorithm 2 on the three boxes, 256 samples: %lld accepted, %d outcomes of box 0, boxes 0 and 1 "
+         "the same with box 2 held high: %s\n", s3.accepted, adistinct, asame ? "yes" : "NO");
+  CHECK(asame && aok && adistinct >= 16, "split: Algorithm 2 group by group (status %d / %d, %lld accepted, %d "
+        "outcomes of box 0, boxes 0 and 1 the same without box 2: %d)", rc3, rc2, s3.accepted, adistinct, asame);
 }
 
 /* --- constraints the law does not model ------------------------------------------------------

@@ -314,6 +314,21 @@ typedef struct {
 int svi_approximate(const svi_problem_def* def, const svi_approx_config* cfg, double* v_out,
                     unsigned char* accepted, int* lcps_per_sample, svi_approx_stats* stats);
 
+/* A group's random stream: its seed is svi_rng_u64(seed, SVI_STREAM_GROUP, its key). */
+#define SVI_STREAM_GROUP 0x67726f7570ULL   /* "group" */
+
+/* Algorithm 2 group by group: def's problem is ngroup independent ones (no contact couples two,
+ * M is block-diagonal by group), dof_group[j] (nv, -1: in none, keeps v) and contact_group[k]
+ * (nc) say which.  Each is approximated on its own by svi_approximate with cfg and the seed
+ * svi_rng_u64(cfg->routh.seed, SVI_STREAM_GROUP, key[g]) (Sobol budgets where its own nc fits,
+ * else uniform), and sample k is every group's sample k: accepted if every group's is, its LCPs
+ * their sum.  stats: counts summed over the groups' samples (accepted: whole samples), maxima
+ * over them, h / eps / psi the largest group's.  ngroup <= 1: svi_approximate. */
+int svi_approximate_groups(const svi_problem_def* def, const svi_approx_config* cfg, int ngroup,
+                           const int* dof_group, const int* contact_group, const uint64_t* key,
+                           double* v_out, unsigned char* accepted, int* lcps_per_sample,
+                           svi_approx_stats* stats);
+
 /* ---------------------------------------------------------------------------------------------
  * Comparison laws.
  */

@@ -197,7 +197,8 @@ int svi_event_preview_many(svi_instance* in, const mjModel* m, mjData* scratch, 
 
 /* Algorithm 2 on event i's impact problem (rebuilt on scratch, as svi_event_problem): the
  * set-valued law's post-impact set as svi-sample approximates it, `samples` outcomes with the
- * instance's step, step_abs, max_steps and branch rule, the given seed, Sobol budgets where
+ * instance's step, step_abs, max_steps and branch rule, the given seed, group by group under
+ * split = groups (svi_current_groups, svi_approximate_groups), Sobol budgets where a problem's
  * nc max_steps <= SVI_SOBOL_MAXDIM (else uniform), on `threads` threads (0: one per core; the
  * outcomes do not depend on it).  qvel_out: samples x nv, the model's post-impact qvel (the
  * dofs outside the event keep their velocity); accepted (samples flags, may be NULL): 1 = in the
@@ -221,6 +222,14 @@ int svi_event_load_native(svi_instance* in, const mjModel* m, int i, const mjMod
  * contact_index (may be NULL, nc entries) receives the MuJoCo contact index of each contact. */
 int svi_current_problem(svi_instance* in, const mjModel* m, mjData* d, svi_problem_def* def,
                         int* contact_index);
+
+/* The groups of the problem svi_current_problem last returned for (in, m, d) (nc contacts), as the
+ * set-valued law samples them under split = groups: dof_group (nv entries: -1 for a dof in none),
+ * contact_group (nc) and each group's key for its stream (key: up to ntree entries).  Returns their
+ * number; 1 (every event dof and contact in group 0) under split = off or when the model's dofs are
+ * not in tree order.  For svi_approximate_groups. */
+int svi_current_groups(svi_instance* in, const mjModel* m, const mjData* d, int nc, int* dof_group,
+                       int* contact_group, uint64_t* key);
 
 /* The impact problem of event i, rebuilt from its snapshot on scratch (svi_current_problem of
  * the loaded state); returns the number of contacts, 0 on failure. */

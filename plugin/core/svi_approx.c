@@ -243,3 +243,91 @@ int svi_approximate(const svi_problem_def* def, const svi_approx_config* cfg, do
   if (stats) *stats = out;
   return st;
 }
+
+int svi_approximate_groups(const svi_problem_def* def, const svi_approx_config* cfg, int ngroup,
+                           const int* dof_group, const int* contact_group, const uint64_t* key,
+                           double* v_out, unsigned char* accepted, int* lcps_per_sample,
+                           svi_approx_stats* stats) {
+  if (!def || !cfg || !v_out || cfg->samples <= 0) return SVI_ERR_ARG;
+  if (ngroup <= 1 || !dof_group || !contact_group || !key) {
+    svi_approx_config c = *cfg;
+    if (c.routh.budget == SVI_BUDGET_SOBOL && !svi_sobol_fits(&c.routh, def->nc)) c.routh.budget = SVI_BUDGET_UNIFORM;
+    return svi_approximate(def, &c, v_out, accepted, lcps_per_sample, stats);
+  }
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int nv = def->nv, nc = def->nc, nt = def->nt;
+  long long S = cfg->samples;
+  size_t nn = (size_t)nv;
+  double* buf = malloc(sizeof(double) * ((size_t)S * nn + nn * nn + (size_t)nc * (1 + nt) * nn + nc + nn));
+  int* ibuf = malloc(sizeof(int) * ((size_t)S + nn + (size_t)nc));
+  unsigned char* acc = malloc((size_t)S);
+  if (!buf || !ibuf || !acc) { free(buf); free(ibuf); free(acc); return SVI_ERR_NOMEM; }
+  double *V = buf, *gM = V + (size_t)S * nn, *gJn = gM + nn * nn, *gJt = gJn + (size_t)nc * nn;
+  double *gmu = gJt + (size_t)nc * nt * nn, *gv = gmu + nc;
+  int *lc = ibuf, *vmap = lc + S, *cmap = vmap + nv;
+  for (long long k = 0; k < S; k++) {
+    memcpy(v_out + k * nv, def->v, sizeof(double) * nn);
+    if (accepted) accepted[k] = 1;
+    if (lcps_per_sample) lcps_per_sample[k] = 0;
+  }
+  svi_approx_stats out;
+  memset(&out, 0, sizeof(out));
+  out.samples = S;
+  int st = SVI_OK;
+  unsigned char* all = accepted;
+  if (!all) {   /* the whole samples' flags for the count */
+    all = malloc((size_t)S);
+    if (!all) { free(buf); free(ibuf); free(acc); return SVI_ERR_NOMEM; }
+    memset(all, 1, (size_t)S);
+  }
+  for (int g = 0; g < ngroup && st >= 0; g++) {
+    int n = 0, m = 0;
+    for (int j = 0; j < nv; j++) if (dof_group[j] == g) vmap[n++] = j;
+    for (int k = 0; k < nc; k++) if (contact_group[k] == g) cmap[m++] = k;
+    if (m == 0) continue;
+    for (int a = 0; a < n; a++) {
+      gv[a] = def->v[vmap[a]];
+      for (int b = 0; b < n; b++) gM[a * n + b] = def->M[(size_t)vmap[a] * nv + vmap[b]];
+    }
+    for (int i = 0; i < m; i++) {
+      gmu[i] = def->mu[cmap[i]];
+      for (int a = 0; a < n; a++) gJn[(size_t)i * n + a] = def->Jn[(size_t)cmap[i] * nv + vmap[a]];
+      for (int t = 0; t < nt; t++)
+        for (int a = 0; a < n; a++)
+          gJt[(size_t)(i * nt + t) * n + a] = def->Jt[(size_t)(cmap[i] * nt + t) * nv + vmap[a]];
+    }
+    svi_problem_def gd = {n, m, nt, gM, gJn, gJt, gmu, gv};
+    svi_approx_config gc = *cfg;
+    gc.routh.seed = svi_rng_u64(cfg->routh.seed, SVI_STREAM_GROUP, key[g]);
+    if (gc.routh.budget == SVI_BUDGET_SOBOL && !svi_sobol_fits(&gc.routh, m)) gc.routh.budget = SVI_BUDGET_UNIFORM;
+    svi_approx_stats gs;
+    st = svi_approximate(&gd, &gc, V, acc, lc, &gs);
+    if (st < 0) break;
+    for (long long k = 0; k < S; k++) {
+      for (int a = 0; a < n; a++) v_out[k * nv + vmap[a]] = V[k * n + a];
+      all[k] &= acc[k];
+      if (lcps_per_sample) lcps_per_sample[k] += lc[k];
+    }
+    out.finished_by_ap += gs.finished_by_ap;
+    out.failed += gs.failed;
+    out.lcps += gs.lcps;
+    out.colliding += gs.colliding;
+    out.rejected += gs.rejected;
+    out.lcp_rejects += gs.lcp_rejects;
+    out.step_retries += gs.step_retries;
+    out.sample_retries += gs.sample_retries;
+    if (gs.h > out.h) { out.h = gs.h; out.eps = gs.eps; out.psi = gs.psi; }
+    out.max_residual = fmax(out.max_residual, gs.max_residual);
+    out.max_energy_ratio = fmax(out.max_energy_ratio, gs.max_energy_ratio);
+  }
+  for (long long k = 0; k < S; k++) out.accepted += all[k];
+  if (!accepted) free(all);
+  free(buf);
+  free(ibuf);
+  free(acc);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  out.wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  if (stats) *stats = out;
+  return st;
+}

@@ -273,7 +273,7 @@ static int event_contacts(svi_instance* in, const mjModel* m, const mjData* d, d
  * in->gdof.  Returns their number; 1 when the dofs are not in tree order (events then take all
  * dofs, some in no set).  Contacts i, j of two groups have W_ij = J_i M^-1 J_j^T = 0 (M is
  * block-diagonal by tree), so every matrix the laws read is block-diagonal by group. */
-static int event_groups(svi_instance* in, const mjModel* m, const mjData* d, int nc) {
+int svi_events_groups(svi_instance* in, const mjModel* m, const mjData* d, int nc) {
   int nt = (int)m->ntree, *parent = in->tree, ng = 0;
   if (!in->trees_in_order) return 1;
   for (int t = 0; t < nt; t++) in->gof_root[t] = -1;
@@ -1058,7 +1058,7 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
   /* several groups under the set-valued law: each is set up (and checked) as its own problem by
    * sample_groups, and the whole event only where a fallback or the pseudo-impulse needs it (an
    * event under equality constraints, in its own coordinates, is one problem) */
-  in->ngroup = in->cfg.split && law == SVI_LAW_SETVALUED && !in->eq_reduced ? event_groups(in, m, d, nc) : 1;
+  in->ngroup = in->cfg.split && law == SVI_LAW_SETVALUED && !in->eq_reduced ? svi_events_groups(in, m, d, nc) : 1;
   int st = in->ngroup > 1 ? SVI_OK : svi_impact_setup(in->imp, &def, err, sizeof(err));
   in->whole_ready = in->ngroup == 1 && st == SVI_OK;
   if (st != SVI_OK) {

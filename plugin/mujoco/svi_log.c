@@ -209,6 +209,11 @@ int svi_event_approximate(svi_instance* in, const mjModel* m, mjData* scratch, i
   svi_problem_def def;
   int nc = svi_event_problem(in, m, scratch, i, &def);
   if (nc <= 0) return SVI_ERR_ARG;
+  svi_instance* sin = svi_instance_of(m, scratch);
+  int* dg = malloc(sizeof(int) * ((size_t)m->nv + (size_t)nc + 1));
+  uint64_t* key = malloc(sizeof(uint64_t) * ((size_t)m->ntree + 1));
+  if (!dg || !key) { free(dg); free(key); return SVI_ERR_NOMEM; }
+  int ng = svi_current_groups(sin, m, scratch, nc, dg, dg + m->nv, key);
   const svi_config* cfg = &in->cfg;
   svi_approx_config ac = svi_approx_default_config();
   ac.samples = samples;
@@ -218,10 +223,23 @@ int svi_event_approximate(svi_instance* in, const mjModel* m, mjData* scratch, i
   ac.routh.max_steps = cfg->max_steps;
   ac.routh.branch = cfg->branch;
   ac.routh.seed = seed;
-  if (ac.routh.budget == SVI_BUDGET_SOBOL && !svi_sobol_fits(&ac.routh, nc))
-    ac.routh.budget = SVI_BUDGET_UNIFORM;   /* as svi-sample */
   svi_approx_stats local;
-  return svi_approximate(&def, &ac, qvel_out, accepted, NULL, stats ? stats : &local);
+  int st = svi_approximate_groups(&def, &ac, ng, dg, dg + m->nv, key, qvel_out, accepted, NULL,
+                                  stats ? stats : &local);   /* Sobol where each fits, as svi-sample */
+  free(dg);
+  free(key);
+  return st;
+}
+
+int svi_current_groups(svi_instance* in, const mjModel* m, const mjData* d, int nc, int* dof_group,
+                       int* contact_group, uint64_t* key) {
+  if (!in || !m || !d || nc <= 0 || !dof_group || !contact_group || !key) return 0;
+  int ng = in->cfg.split ? svi_events_groups(in, m, d, nc) : 1;
+  for (int j = 0; j < m->nv; j++) dof_group[j] = -1;
+  for (int j = 0; j < in->nve; j++) dof_group[in->edof[j]] = ng > 1 ? in->gdof[j] : 0;
+  for (int k = 0; k < nc; k++) contact_group[k] = ng > 1 ? in->gcon[k] : 0;
+  for (int g = 0; g < ng; g++) key[g] = ng > 1 ? in->tkey[in->gkey[g]] : 0;
+  return ng;
 }
 
 int svi_current_problem(svi_instance* in, const mjModel* m, mjData* d, svi_problem_def* def,

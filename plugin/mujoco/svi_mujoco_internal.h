@@ -15,7 +15,6 @@ enum {
 };
 #define SVI_TOUCH_SIZE 12
 #define SVI_CARRY_STEPS 20   /* steps a gapless pair's unreported touching contact is remembered */
-#define SVI_STREAM_GROUP 0x67726f7570ULL   /* "group": a group's seed is svi_rng_u64(seed, this, its key) */
 
 typedef struct svi_pseudo_work svi_pseudo_work;   /* svi_pseudo.c */
 
@@ -133,6 +132,9 @@ void       svi_log_copy(svi_instance* dst, const svi_instance* src);
  * applied at the last event's contacts. */
 int  svi_events_compute(svi_instance* in, const mjModel* m, mjData* d);
 void svi_events_measure_native(svi_instance* in, const mjModel* m, const mjData* d);
+/* the event's groups (split = groups): its sets of trees into in->gcon, in->gdof (by event dof) and
+ * in->gkey; returns their number (1 when the dofs are not in tree order) */
+int  svi_events_groups(svi_instance* in, const mjModel* m, const mjData* d, int nc);
 /* the impact problem of the current state (contacts detected, rows built); 0 if none */
 int  svi_events_problem(svi_instance* in, const mjModel* m, mjData* d, svi_problem_def* def,
                         int* napproach);

@@ -131,6 +131,9 @@ typedef struct {
   int    slip_axis;     /* tdir is the pre-impact slip's direction (else the first tangent) */
   int    law;           /* the model's law (SVI_LAW_SETVALUED for reference problems) */
   double restitution;   /* the model's restitution */
+  int    ngroup;        /* a model's event under split = groups: its groups (svi_current_groups) */
+  int*   group;         /* nv dofs' then nc contacts' groups (NULL for one group) */
+  uint64_t* gkey;       /* each group's key */
 } problem;
 
 static double* dup(const double* x, size_t n) {
@@ -264,6 +267,10 @@ static int from_model(const char* path, const char* key, problem* p) {
   } else {
     fprintf(stderr, "svi-sample: no native reference: %s\n", mn ? "state mismatch" : err);
   }
+  p->group = malloc(sizeof(int) * ((size_t)p->nv + (size_t)nc));
+  p->gkey = malloc(sizeof(uint64_t) * ((size_t)m->ntree + 1));
+  p->ngroup = p->group && p->gkey ? svi_current_groups(sin, m, scratch, nc, p->group, p->group + p->nv, p->gkey)
+                                   : 1;
   free(cidx);
   if (dn) mj_deleteData(dn);
   if (mn) mj_deleteModel(mn);
@@ -534,7 +541,7 @@ int main(int argc, char** argv) {
   if ((o.law >= 0 ? o.law : pb.law) == SVI_LAW_PROPAGATIVE) {
     int prc = run_propagative(&o, &pb, s, &def);
     free(pb.M); free(pb.Jn); free(pb.Jt); free(pb.mu); free(pb.v); free(pb.cname); free(pb.native_vn);
-    free(pb.native_v);
+    free(pb.native_v); free(pb.group); free(pb.gkey);
     svi_impact_destroy(s);
     return prc;
   }
@@ -548,8 +555,8 @@ int main(int argc, char** argv) {
   cfg.routh.seed = o.seed;
   cfg.routh.branch = o.branch;
   cfg.routh.budget = o.budget;
-  if (cfg.routh.budget == SVI_BUDGET_SOBOL && !svi_sobol_fits(&cfg.routh, nc))
-    cfg.routh.budget = SVI_BUDGET_UNIFORM;   /* many contacts x steps */
+  if (pb.ngroup <= 1 && cfg.routh.budget == SVI_BUDGET_SOBOL && !svi_sobol_fits(&cfg.routh, nc))
+    cfg.routh.budget = SVI_BUDGET_UNIFORM;   /* many contacts x steps (groups: each by its own) */
 
   long long M = cfg.samples;
   double* V = malloc(sizeof(double) * (size_t)M * nv);
@@ -561,13 +568,17 @@ int main(int argc, char** argv) {
   char* cls = malloc((size_t)nc + 1);
   if (!V || !acc || !lcps || !vn || !vn0 || !vt || !cls) { fprintf(stderr, "svi-sample: out of memory for %lld samples\n", M); return 1; }
   svi_approx_stats st;
-  int rc = svi_approximate(&def, &cfg, V, acc, lcps, &st);
+  int rc = svi_approximate_groups(&def, &cfg, pb.ngroup, pb.group, pb.group ? pb.group + pb.nv : NULL, pb.gkey, V, acc,
+                                  lcps, &st);
   if (rc < 0) { fprintf(stderr, "svi-sample: %s\n", svi_status_string(rc)); return 1; }
 
   print_problem(&pb, s, &def, vn0);
   printf("  Routh step h = %.4g N s (%.3g x reference impulse %.4g N s), N = %d, eps = %.3g m/s, psi = %.4g\n",
          st.h, st.h / fmax(svi_impact_reference_impulse(s), 1e-300), svi_impact_reference_impulse(s),
          cfg.routh.max_steps, st.eps, st.psi);
+  if (pb.ngroup > 1)
+    printf("  split groups: %d groups of trees, each approximated as its own problem with its own h (the largest "
+           "shown) and seed; sample k is every group's sample k\n", pb.ngroup);
   const char* brn[] = {"lemke", "random", "enumerate", "auto"};
   char why[96] = "";
   if (o.budget == SVI_BUDGET_SOBOL && cfg.routh.budget != SVI_BUDGET_SOBOL)
@@ -740,7 +751,7 @@ int main(int argc, char** argv) {
   }
   free(V); free(acc); free(lcps); free(vn); free(vn0); free(cls); free(cc); free(ap); free(vseq_all);
   free(pb.M); free(pb.Jn); free(pb.Jt); free(pb.mu); free(pb.v); free(pb.cname); free(pb.native_vn);
-  free(pb.native_v); free(vt);
+  free(pb.native_v); free(pb.group); free(pb.gkey); free(vt);
   svi_impact_destroy(s);
   return rc < 0 ? 1 : 0;
 }
