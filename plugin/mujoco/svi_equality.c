@@ -67,31 +67,60 @@ static int householder_qr(int n, int ne, double* A, double* beta, double* nrm) {
   return r;
 }
 
-int svi_equality_reduce(svi_instance* in, int nc, int nt, double* removed) {
+int svi_equality_reduce(svi_instance* in, int nc, int nt, int ngroup, double* removed) {
   int n = in->nve, ne = 0;
-  double* A = in->eqA;
   *removed = 0;
-  for (int i = 0; i < in->nside; i++)
-    if (in->side_eq[i]) memcpy(A + (size_t)ne++ * n, in->Jside + (size_t)i * n, sizeof(double) * (size_t)n);
+  for (int i = 0; i < in->nside; i++) ne += in->side_eq[i];
   if (ne == 0) return 0;
-  int r = householder_qr(n, ne, A, in->eqbeta, in->eqnrm);
-  int nr = n - r;
-  if (nr <= 0) return -1;
-  /* N = Q e_j, j = r .. n-1: Q = H_0 ... H_{r-1}, applied from the last */
-  double *N = in->eqN, *x = in->eqtmp;
-  for (int j = r; j < n; j++) {
-    memset(x, 0, sizeof(double) * (size_t)n);
-    x[j] = 1;
-    for (int k = r - 1; k >= 0; k--) {
-      const double* v = A + (size_t)k * n;
-      double t = 0;
-      for (int i = k; i < n; i++) t += v[i] * x[i];
-      t *= in->eqbeta[k];
-      for (int i = k; i < n; i++) x[i] -= t * v[i];
+  /* group by group (one group: every event dof): a group's equality rows on its own dofs, each
+   * scaled to unit norm (the rank test compares rows), their null space in its columns of N; a
+   * group without them keeps its dofs as they are (identity columns, flagged in eqid) */
+  double *N = in->eqN, *A = in->eqA, *x = in->eqtmp;
+  int *map = in->eqmap, *id = in->eqid, nr = 0;
+  memset(N, 0, sizeof(double) * (size_t)n * n);
+  for (int g = 0; g < ngroup; g++) {
+    int ng = 0, nrow = 0;
+    for (int j = 0; j < n; j++) if (ngroup == 1 || in->gdof[j] == g) map[ng++] = j;
+    for (int i = 0; i < in->nside; i++) {
+      if (!in->side_eq[i]) continue;
+      const double* row = in->Jside + (size_t)i * n;
+      double s = 0;
+      for (int a = 0; a < ng; a++) s += row[map[a]] * row[map[a]];
+      if (!(s > 0)) continue;   /* another group's row */
+      double sc = 1 / sqrt(s);
+      for (int a = 0; a < ng; a++) A[(size_t)nrow * ng + a] = sc * row[map[a]];
+      nrow++;
     }
-    for (int i = 0; i < n; i++) N[(size_t)i * nr + (j - r)] = x[i];
+    if (nrow == 0) {
+      for (int a = 0; a < ng; a++) {
+        N[(size_t)map[a] * n + nr] = 1;   /* N's row stride is n until compacted below */
+        id[nr++] = map[a];
+      }
+      continue;
+    }
+    int r = householder_qr(ng, nrow, A, in->eqbeta, in->eqnrm);
+    if (ng - r <= 0) return -1;
+    for (int j = r; j < ng; j++) {   /* Q e_j: Q = H_0 ... H_{r-1}, applied from the last */
+      memset(x, 0, sizeof(double) * (size_t)ng);
+      x[j] = 1;
+      for (int k = r - 1; k >= 0; k--) {
+        const double* v = A + (size_t)k * ng;
+        double t = 0;
+        for (int i = k; i < ng; i++) t += v[i] * x[i];
+        t *= in->eqbeta[k];
+        for (int i = k; i < ng; i++) x[i] -= t * v[i];
+      }
+      for (int a = 0; a < ng; a++) N[(size_t)map[a] * n + nr] = x[a];
+      id[nr++] = -1 - g;
+    }
   }
-  /* MN = M N, then M_r = N^T M N (symmetrised) into in->M */
+  for (int i = 0; i < n; i++)   /* compact N to n x nr (row i's entries move left, never right) */
+    memmove(N + (size_t)i * nr, N + (size_t)i * n, sizeof(double) * (size_t)nr);
+  /* the new coordinates' groups (gdof over them) */
+  if (ngroup > 1)
+    for (int c = 0; c < nr; c++) in->eqlab[c] = id[c] >= 0 ? in->gdof[id[c]] : -1 - id[c];
+  /* MN = M N, then M_r = N^T M N (symmetrised) into in->M; between identity columns the sums have
+   * one nonzero term, so those entries are M's own, bit for bit */
   double *M = in->M, *MN = in->eqMN, *L = in->eqL;
   for (int i = 0; i < n; i++)
     for (int c = 0; c < nr; c++) {
@@ -99,8 +128,7 @@ int svi_equality_reduce(svi_instance* in, int nc, int nt, double* removed) {
       for (int k = 0; k < n; k++) t += M[(size_t)i * n + k] * N[(size_t)k * nr + c];
       MN[(size_t)i * nr + c] = t;
     }
-  /* the energy of v- before (removed: what the projection takes off, drift of soft rows) */
-  double ke = 0;
+  double ke = 0;   /* the energy of v- before (removed: what the projection takes off) */
   for (int i = 0; i < n; i++) {
     double t = 0;
     for (int k = 0; k < n; k++) t += M[(size_t)i * n + k] * in->ve[k];
@@ -116,13 +144,8 @@ int svi_equality_reduce(svi_instance* in, int nc, int nt, double* removed) {
   for (int a = 0; a < nr; a++)
     for (int b = 0; b < nr; b++) M[(size_t)a * nr + b] = L[(size_t)a * nr + b];
   if (!svi_cholesky(nr, L)) return -1;
-  /* y- = M_r^-1 (M N)^T v- */
-  for (int c = 0; c < nr; c++) {
-    double t = 0;
-    for (int i = 0; i < n; i++) t += MN[(size_t)i * nr + c] * in->ve[i];
-    x[c] = t;
-  }
-  svi_cholesky_solve(nr, L, x);
+  in->np = nr;
+  svi_equality_project(in, in->ve, x);   /* y- = M_r^-1 N^T M v- (identity coordinates: v-'s own) */
   memcpy(in->ve, x, sizeof(double) * (size_t)nr);
   double kr = 0;
   for (int a = 0; a < nr; a++) {
@@ -144,7 +167,7 @@ int svi_equality_reduce(svi_instance* in, int nc, int nt, double* removed) {
       }
       memcpy(J[q] + (size_t)k * nr, x, sizeof(double) * (size_t)nr);
     }
-  in->np = nr;
+  if (ngroup > 1) memcpy(in->gdof, in->eqlab, sizeof(int) * (size_t)nr);
   return 1;
 }
 
@@ -159,11 +182,13 @@ void svi_equality_expand(const svi_instance* in, const double* y, double* v) {
 
 void svi_equality_project(svi_instance* in, const double* a, double* y) {
   int n = in->nve, nr = in->np;
+  double* t = in->eqtmp2;
   for (int c = 0; c < nr; c++) {
-    double t = 0;
-    for (int i = 0; i < n; i++) t += in->eqMN[(size_t)i * nr + c] * a[i];
-    in->eqtmp[c] = t;
+    double s = 0;
+    for (int i = 0; i < n; i++) s += in->eqMN[(size_t)i * nr + c] * a[i];
+    t[c] = s;
   }
-  svi_cholesky_solve(nr, in->eqL, in->eqtmp);
-  memcpy(y, in->eqtmp, sizeof(double) * (size_t)nr);
+  svi_cholesky_solve(nr, in->eqL, t);
+  for (int c = 0; c < nr; c++) if (in->eqid[c] >= 0) t[c] = a[in->eqid[c]];   /* exactly a's own */
+  memcpy(y, t, sizeof(double) * (size_t)nr);
 }

@@ -505,13 +505,18 @@ static int side_broken(const svi_instance* in, const mjData* d, int nc, const do
     const double *row = in->Jside + (size_t)i * nve, *r = in->Jside + (size_t)in->side_max * nve + 2 * i;
     double x = r[0];
     for (int j = 0; j < nve; j++) x += row[j] * v[j];
-    int eq = in->side_eq[i];
-    if (eq && in->eq_reduced) continue;   /* v = N y keeps them by construction */
-    if (eq ? fabs(x - r[1]) > tol : x < -tol) {
-      *u = x;
-      *u0 = r[1];
-      return i;
+    int eq = in->side_eq[i], ok;
+    if (eq && in->eq_reduced) {   /* v = N y keeps them: J_e v+ = 0 up to rounding, per unit row */
+      double s = 0;
+      for (int j = 0; j < nve; j++) s += row[j] * row[j];
+      ok = fabs(x) <= tol * sqrt(s);
+    } else {
+      ok = eq ? fabs(x - r[1]) <= tol : x >= -tol;
     }
+    if (ok) continue;
+    *u = x;
+    *u0 = r[1];
+    return i;
   }
   return -1;
 }
@@ -556,7 +561,7 @@ static void approach_order(const double* vn, int nc, int* order) {
  * and v- into in->gM, gJn, gJt, gmu, gv.  The same values, in the same order, whatever else is in
  * the event. */
 static svi_problem_def group_problem(svi_instance* in, int g, int nc, int nt, int* nvg, int* ncg) {
-  int nve = in->nve, nv = 0, n = 0;
+  int nve = in->np, nv = 0, n = 0;   /* the problem's coordinates: the event's dofs, or svi_equality.c's */
   for (int j = 0; j < nve; j++) if (in->gdof[j] == g) in->gvmap[nv++] = j;
   for (int k = 0; k < nc; k++) if (in->gcon[k] == g) in->gcmap[n++] = k;
   for (int a = 0; a < nv; a++)
@@ -1038,16 +1043,20 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
   /* equality rows: the problem in coordinates that keep them (svi_equality.c) */
   double ke_ev = problem_energy(in->M, nve, in->ve), removed = 0;
   in->np = nve;
-  int red = in->eqA ? svi_equality_reduce(in, nc, nt, &removed) : 0;
+  /* several groups under the set-valued law: each is set up (and checked) as its own problem by
+   * sample_groups, and the whole event only where a fallback or the pseudo-impulse needs it */
+  in->ngroup = in->cfg.split && law == SVI_LAW_SETVALUED ? svi_events_groups(in, m, d, nc) : 1;
+  int red = in->eqA ? svi_equality_reduce(in, nc, nt, in->ngroup, &removed) : 0;
   in->eq_reduced = red > 0;
-  if (red < 0 || removed > 1e-3 * ke_ev) {
+  if (red < 0 || removed > 1e-6 * ke_ev) {
     if (red < 0)
       svi_report(in, SVI_WARN_CONSTRAINT, "svi.impact: an impact at t = %g is left to MuJoCo: its bodies' equality "
                  "constraints leave them no motion (or a singular mass matrix)", d->time);
     else
       svi_report(in, SVI_WARN_CONSTRAINT, "svi.impact: an impact at t = %g is left to MuJoCo: its bodies' equality "
-                 "constraints move before the impact (a moving mocap weld, or a soft constraint stretched: holding "
-                 "them would take %.3g of the bodies' kinetic energy)", d->time, removed / fmax(ke_ev, 1e-300));
+                 "constraints move before the impact (a moving mocap body, or a soft constraint stretched: holding "
+                 "them would take %.2g %% of the bodies' kinetic energy, beyond 1e-4 %%)", d->time,
+                 100 * removed / fmax(ke_ev, 1e-300));
     in->counters.fallbacks += !in->preview;
     return 0;
   }
@@ -1055,10 +1064,6 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
   def = p;
   char err[256];
   in->event_time = d->time;
-  /* several groups under the set-valued law: each is set up (and checked) as its own problem by
-   * sample_groups, and the whole event only where a fallback or the pseudo-impulse needs it (an
-   * event under equality constraints, in its own coordinates, is one problem) */
-  in->ngroup = in->cfg.split && law == SVI_LAW_SETVALUED && !in->eq_reduced ? svi_events_groups(in, m, d, nc) : 1;
   int st = in->ngroup > 1 ? SVI_OK : svi_impact_setup(in->imp, &def, err, sizeof(err));
   in->whole_ready = in->ngroup == 1 && st == SVI_OK;
   if (st != SVI_OK) {

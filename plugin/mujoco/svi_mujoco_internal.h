@@ -78,7 +78,10 @@ struct svi_instance {
    * at init for a model with equality constraints: J_e^T's reflectors (side_max x nv), N, M N and
    * M_r's Cholesky factor (nv x nv each), scratch (nv), the physical v+ (nv) */
   int     np, eq_reduced;
-  double *eqA, *eqbeta, *eqnrm, *eqN, *eqMN, *eqL, *eqtmp, *vphys;
+  double *eqA, *eqbeta, *eqnrm, *eqN, *eqMN, *eqL, *eqtmp, *eqtmp2, *vphys;
+  int    *eqmap, *eqid, *eqlab;     /* nv each: a group's dofs; coordinate c's dof if it is one
+                                       (identity column), else -1 - its group; the new coordinates'
+                                       groups */
   double  event_time;           /* d->time of the event being resolved (messages) */
   double  gke;
   char    gcls[1025];
@@ -147,11 +150,12 @@ int svi_pseudo_impulse(svi_instance* in, const svi_impact* s, double* lam, const
 svi_pseudo_work* svi_pseudo_create(int nv, int nc_max);
 
 /* svi_equality.c: the event's problem (in->M, Jn, Jt, ve on its nve dofs) in coordinates y that
- * satisfy its equality rows (in->side, side_eq, Jside): in place, in->np set, *removed the kinetic
- * energy the projection of v- takes off.  Returns 1 if reduced, 0 if there are no equality rows,
+ * satisfy its equality rows (in->side, side_eq, Jside), group by group (ngroup groups in in->gdof,
+ * relabelled for the new coordinates; a group without equality rows keeps its dofs, bit for bit):
+ * in place, in->np set, *removed the kinetic energy the projection of v- takes off.  Returns 1 if reduced, 0 if there are no equality rows,
  * -1 if they leave no motion or M_r is not positive definite.  expand: v = N y (nve values);
  * project: y = M_r^-1 N^T M a for a generalised acceleration a on the event's dofs (y may be a). */
-int  svi_equality_reduce(svi_instance* in, int nc, int nt, double* removed);
+int  svi_equality_reduce(svi_instance* in, int nc, int nt, int ngroup, double* removed);
 void svi_equality_expand(const svi_instance* in, const double* y, double* v);
 void svi_equality_project(svi_instance* in, const double* a, double* y);
 void             svi_pseudo_destroy(svi_pseudo_work* w);

@@ -93,6 +93,7 @@ static void free_instance(svi_instance* in) {
   free(in->side_eq);
   free(in->Jside);
   free(in->eqA);
+  free(in->eqmap);
   free(in->touch_next);
   free(in->events);
   free(in->snaps);
@@ -163,19 +164,23 @@ static svi_instance* make_instance(const mjModel* m, int id, const svi_config* c
   in->Jside = calloc((size_t)in->side_max * (nv + 2) + 1, sizeof(double));
   if (m->neq > 0) {   /* svi_equality.c's buffers, one block */
     size_t sm = (size_t)in->side_max, nn = (size_t)nv * nv;
-    in->eqA = calloc(sm * nv + 2 * sm + 3 * nn + 2 * (size_t)nv + 1, sizeof(double));
-    if (in->eqA) {
+    in->eqA = calloc(sm * nv + 2 * sm + 3 * nn + 3 * (size_t)nv + 1, sizeof(double));
+    in->eqmap = calloc(3 * (size_t)nv + 1, sizeof(int));
+    if (in->eqA && in->eqmap) {
       in->eqbeta = in->eqA + sm * nv;
       in->eqnrm = in->eqbeta + sm;
       in->eqN = in->eqnrm + sm;
       in->eqMN = in->eqN + nn;
       in->eqL = in->eqMN + nn;
       in->eqtmp = in->eqL + nn;
-      in->vphys = in->eqtmp + nv;
+      in->eqtmp2 = in->eqtmp + nv;
+      in->vphys = in->eqtmp2 + nv;
+      in->eqid = in->eqmap + nv;
+      in->eqlab = in->eqid + nv;
     }
   }
   if (!in->gof_root || !in->gblock || !in->tkey || !in->side || !in->side_eq || !in->Jside ||
-      (m->neq > 0 && !in->eqA)) {
+      (m->neq > 0 && (!in->eqA || !in->eqmap))) {
     free_instance(in);
     return NULL;
   }
