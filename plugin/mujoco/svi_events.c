@@ -492,10 +492,10 @@ static const double* physical(svi_instance* in, const double* v) {
   return in->vphys;
 }
 
-/* The first of the side rows an outcome v (the event's dofs) breaks, or -1: an equality row whose
- * velocity the impact changes, a limit row it leaves closing (J v < 0), each beyond 1e-6 of the
- * largest pre-impact approach speed (the contact check's tolerance); *u: that row's velocity after,
- * *u0 before. */
+/* The first of the side rows an outcome v (the event's dofs) breaks, or -1: an equality row not
+ * held (per unit row in the equality coordinates, else its velocity changed), a limit row left
+ * closing (J v < 0), each beyond 1e-6 of the largest pre-impact approach speed (the contact
+ * check's tolerance); *u: that row's velocity after, *u0 before. */
 static int side_broken(const svi_instance* in, const mjData* d, int nc, const double* v, double* u, double* u0) {
   int nve = in->nve;
   double vmax = 0;
