@@ -276,6 +276,39 @@ class PluginFromPython(unittest.TestCase):
     mujoco.mj_resetData(m, d2)
     self.assertEqual(len(svi.Impacts(m, d2)), 0)
 
+  def test_welded_pair_from_python(self):
+    """A box landing with a box welded above it: its outcomes keep the weld's rows (the law runs in
+    their coordinates), and Impacts.problem / approximate say why they give no problem."""
+    xml = ("<mujoco><option timestep='0.001'/><extension><plugin plugin='svi.impact'><instance name='s'/>"
+           "</plugin></extension><default><geom gap='0.003' margin='0.003' friction='0.6'/></default>"
+           "<worldbody><geom type='plane' size='5 5 .1'/>"
+           "<body name='a' pos='0 0 .5'><freejoint/><geom type='box' size='.1 .1 .05' mass='1'/></body>"
+           "<body name='b' pos='.2 0 .8'><freejoint/><geom type='box' size='.1 .1 .05' mass='1' contype='0' "
+           "conaffinity='0'/></body></worldbody><equality><weld body1='a' body2='b'/></equality>"
+           "<keyframe><key name='impact' qpos='0 0 .0505 1 0 0 0  .2 0 .3505 1 0 0 0' "
+           "qvel='.1 0 -1 0 .3 0  .19 0 -1.06 0 .3 0'/></keyframe></mujoco>")
+    m = mujoco.MjModel.from_xml_string(xml)
+    d = mujoco.MjData(m)
+    start(m, d)
+    imp = svi.Impacts(m, d)
+    while len(imp) == 0 and d.time < 0.05:
+      mujoco.mj_step(m, d)
+    self.assertEqual(len(imp), 1)
+    o = imp.outcomes(0, seeds=range(50))
+    self.assertGreater(len(set(o.contact_class)), 1)
+    self.assertGreaterEqual(o.vn_after.min(), -1e-6)
+    self.assertTrue(np.all(o.ke_after <= o.ke_before * (1 + 1e-9)))
+    # the weld's rows at every outcome: body b moves with body a (same angular velocity, and b's
+    # velocity is a's carried to b's centre)
+    r = np.array([.2, 0, .3])
+    for q in o.qvel:
+      self.assertLess(np.abs(q[3:6] - q[9:12]).max(), 1e-12)
+      self.assertLess(np.abs(q[0:3] + np.cross(q[3:6], r) - q[6:9]).max(), 1e-12)
+    with self.assertRaisesRegex(RuntimeError, "under equality constraints"):
+      imp.problem(0)
+    with self.assertRaisesRegex(RuntimeError, "under equality constraints"):
+      imp.approximate(0, samples=16)
+
   def test_model_without_plugin_has_no_instance(self):
     m = mujoco.MjModel.from_xml_string("<mujoco><worldbody/></mujoco>")
     with self.assertRaisesRegex(ValueError, "declares no svi.impact"):
