@@ -690,15 +690,21 @@ static void test_split_groups(void) {
  * outcome that respects them (a flap swinging away from its limit), or constraints on other
  * bodies, change nothing.  The first 10 steps (the landing's event); returns the events logged,
  * *fallbacks, the message into msg. */
-static int constrained_landing(const char* name, const char* bodies, const char* equality, const char* qpos,
-                               const char* qvel, long long* fallbacks, char* msg, size_t nmsg) {
+/* bodies (and equality constraints) on a floor, the plugin's defaults, key "impact" */
+static mjModel* floor_scene(const char* name, const char* geom_default, const char* bodies, const char* equality,
+                            const char* qpos, const char* qvel) {
   char xml[4096];
   snprintf(xml, sizeof(xml),
-           "<mujoco><option timestep='0.001'/>" PLUGIN("") "<default><geom gap='0.003' margin='0.003'/></default>"
-           "<worldbody><geom type='plane' size='5 5 .1'/>%s</worldbody><equality>%s</equality>"
+           "<mujoco><option timestep='0.001'/>" PLUGIN("") "<default><geom gap='0.003' margin='0.003' %s/>"
+           "</default><worldbody><geom type='plane' size='5 5 .1'/>%s</worldbody><equality>%s</equality>"
            "<keyframe><key name='impact' qpos='%s' qvel='%s'/></keyframe></mujoco>",
-           bodies, equality, qpos, qvel);
-  mjModel* m = load(write_model(name, xml));
+           geom_default, bodies, equality, qpos, qvel);
+  return load(write_model(name, xml));
+}
+
+static int constrained_landing(const char* name, const char* bodies, const char* equality, const char* qpos,
+                               const char* qvel, long long* fallbacks, char* msg, size_t nmsg) {
+  mjModel* m = floor_scene(name, "", bodies, equality, qpos, qvel);
   if (!m) return -1;
   mjData* d = mj_makeData(m);
   start(m, d);
@@ -730,13 +736,7 @@ static int constrained_landing(const char* name, const char* bodies, const char*
  * returns its contacts (-1: no event). */
 static int seeded_landing(const char* name, const char* bodies, const char* equality, const char* qpos,
                           const char* qvel, svi_event* rec) {
-  char xml[4096];
-  snprintf(xml, sizeof(xml),
-           "<mujoco><option timestep='0.001'/>" PLUGIN("") "<default><geom gap='0.003' margin='0.003' "
-           "friction='0.6'/></default><worldbody><geom type='plane' size='5 5 .1'/>%s</worldbody><equality>%s"
-           "</equality><keyframe><key name='impact' qpos='%s' qvel='%s'/></keyframe></mujoco>",
-           bodies, equality, qpos, qvel);
-  mjModel* m = load(write_model(name, xml));
+  mjModel* m = floor_scene(name, "friction='0.6'", bodies, equality, qpos, qvel);
   if (!m) return -1;
   mjData* d = mj_makeData(m);
   mjData* s = mj_makeData(m);
