@@ -8,10 +8,12 @@
  *   M_r = N^T M N,   J_r = J N,   y- = M_r^-1 N^T M v-   (the M-orthogonal projection of v-)
  * W_r = J_r M_r^-1 J_r^T = J (M^-1 - M^-1 J_e^T (J_e M^-1 J_e^T)^-1 J_e M^-1) J^T is the
  * constrained Delassus matrix, so every law sees the constrained system; v+ = N y+ satisfies the
- * rows exactly, and K(y) = 1/2 y^T M_r y = K(N y).  N is Q's last nve - r columns in a Householder
- * QR with column pivoting of J_e^T (Golub & Van Loan, Algorithm 5.4.1), r its numerical rank
- * (redundant rows, as closed loops make, drop out).  Nothing is allocated here: the buffers are
- * made at init for models with equality constraints.
+ * rows exactly, and K(y) = 1/2 y^T M_r y = K(N y).  Group by group, over the dofs T the rows touch,
+ * N's columns are Q's last |T| - r in a Householder QR with column pivoting of the rows' transpose
+ * (Golub & Van Loan, Algorithm 5.4.1; rows scaled to unit norm, r the numerical rank, so the
+ * redundant rows of closed loops drop out); every other dof keeps its unit column, stored as the
+ * dof alone, so N is applied at the cost of the touched dofs.  Nothing is allocated here: the
+ * buffers are made at init for models with equality constraints.
  */
 #include <math.h>
 #include <string.h>
@@ -67,67 +69,78 @@ static int householder_qr(int n, int ne, double* A, double* beta, double* nrm) {
   return r;
 }
 
+/* N's column c applied: sum_i x[i * stride] N[i][c] (a unit vector's one entry, or the rows the
+ * equality rows touch) */
+static double col_dot(const svi_instance* in, int c, const double* x, int stride) {
+  if (in->eqid[c] >= 0) return x[(size_t)in->eqid[c] * stride];
+  const int* col = in->eqcol + 3 * c;
+  const int* rows = in->eqrows + col[0];
+  const double* val = in->eqN + col[2];
+  double t = 0;
+  for (int a = 0; a < col[1]; a++) t += x[(size_t)rows[a] * stride] * val[a];
+  return t;
+}
+
 int svi_equality_reduce(svi_instance* in, int nc, int nt, int ngroup, double* removed) {
   int n = in->nve, ne = 0;
   *removed = 0;
   for (int i = 0; i < in->nside; i++) ne += in->side_eq[i];
   if (ne == 0) return 0;
-  /* group by group (one group: every event dof): a group's equality rows on its own dofs, each
-   * scaled to unit norm (the rank test compares rows), their null space in its columns of N; a
-   * group without them keeps its dofs as they are (identity columns, flagged in eqid) */
-  double *N = in->eqN, *A = in->eqA, *x = in->eqtmp;
-  int *map = in->eqmap, *id = in->eqid, nr = 0;
-  memset(N, 0, sizeof(double) * (size_t)n * n);
+  /* group by group (one group: every event dof): the dofs T its equality rows touch, the rows on
+   * them scaled to unit norm (the rank test compares rows), their null space in N's columns over
+   * T; every other dof keeps its unit column (flagged in eqid), so its entries of M_r, J_r and
+   * y- are the unreduced ones, bit for bit */
+  double *A = in->eqA, *x = in->eqtmp;
+  int *map = in->eqmap, *id = in->eqid, *lab = in->eqlab, *touch = in->eqrows, nr = 0, nt0 = 0, nval = 0;
   for (int g = 0; g < ngroup; g++) {
-    int ng = 0, nrow = 0;
+    int ng = 0, nrow = 0, t0 = nt0;
     for (int j = 0; j < n; j++) if (ngroup == 1 || in->gdof[j] == g) map[ng++] = j;
+    for (int a = 0; a < ng; a++) {   /* T: the group's dofs some equality row touches */
+      int hit = 0;
+      for (int i = 0; i < in->nside && !hit; i++) hit = in->side_eq[i] && in->Jside[(size_t)i * n + map[a]] != 0;
+      if (hit) touch[nt0++] = map[a];
+      else { id[nr] = map[a]; lab[nr++] = g; }
+    }
+    int nT = nt0 - t0;
+    if (nT == 0) continue;
+    const int* T = touch + t0;
     for (int i = 0; i < in->nside; i++) {
       if (!in->side_eq[i]) continue;
       const double* row = in->Jside + (size_t)i * n;
       double s = 0;
-      for (int a = 0; a < ng; a++) s += row[map[a]] * row[map[a]];
+      for (int a = 0; a < nT; a++) s += row[T[a]] * row[T[a]];
       if (!(s > 0)) continue;   /* another group's row */
       double sc = 1 / sqrt(s);
-      for (int a = 0; a < ng; a++) A[(size_t)nrow * ng + a] = sc * row[map[a]];
+      for (int a = 0; a < nT; a++) A[(size_t)nrow * nT + a] = sc * row[T[a]];
       nrow++;
     }
-    if (nrow == 0) {
-      for (int a = 0; a < ng; a++) {
-        N[(size_t)map[a] * n + nr] = 1;   /* N's row stride is n until compacted below */
-        id[nr++] = map[a];
-      }
-      continue;
-    }
-    int r = householder_qr(ng, nrow, A, in->eqbeta, in->eqnrm);
-    if (ng - r <= 0) return -1;
-    for (int j = r; j < ng; j++) {   /* Q e_j: Q = H_0 ... H_{r-1}, applied from the last */
-      memset(x, 0, sizeof(double) * (size_t)ng);
+    int r = householder_qr(nT, nrow, A, in->eqbeta, in->eqnrm);
+    if (nT - r <= 0 && ng - nT <= 0) return -1;   /* the group cannot move */
+    for (int j = r; j < nT; j++) {   /* Q e_j: Q = H_0 ... H_{r-1}, applied from the last */
+      memset(x, 0, sizeof(double) * (size_t)nT);
       x[j] = 1;
       for (int k = r - 1; k >= 0; k--) {
-        const double* v = A + (size_t)k * ng;
+        const double* v = A + (size_t)k * nT;
         double t = 0;
-        for (int i = k; i < ng; i++) t += v[i] * x[i];
+        for (int i = k; i < nT; i++) t += v[i] * x[i];
         t *= in->eqbeta[k];
-        for (int i = k; i < ng; i++) x[i] -= t * v[i];
+        for (int i = k; i < nT; i++) x[i] -= t * v[i];
       }
-      for (int a = 0; a < ng; a++) N[(size_t)map[a] * n + nr] = x[a];
-      id[nr++] = -1 - g;
+      memcpy(in->eqN + nval, x, sizeof(double) * (size_t)nT);
+      int* col = in->eqcol + 3 * nr;
+      col[0] = t0;
+      col[1] = nT;
+      col[2] = nval;
+      nval += nT;
+      id[nr] = -1;
+      lab[nr++] = g;
     }
   }
-  for (int i = 0; i < n; i++)   /* compact N to n x nr (row i's entries move left, never right) */
-    memmove(N + (size_t)i * nr, N + (size_t)i * n, sizeof(double) * (size_t)nr);
-  /* the new coordinates' groups (gdof over them) */
-  if (ngroup > 1)
-    for (int c = 0; c < nr; c++) in->eqlab[c] = id[c] >= 0 ? in->gdof[id[c]] : -1 - id[c];
-  /* MN = M N, then M_r = N^T M N (symmetrised) into in->M; between identity columns the sums have
-   * one nonzero term, so those entries are M's own, bit for bit */
+  if (nr <= 0) return -1;
+  /* MN = M N (n x nr), then M_r = N^T M N (symmetrised) into in->M */
   double *M = in->M, *MN = in->eqMN, *L = in->eqL;
   for (int i = 0; i < n; i++)
-    for (int c = 0; c < nr; c++) {
-      double t = 0;
-      for (int k = 0; k < n; k++) t += M[(size_t)i * n + k] * N[(size_t)k * nr + c];
-      MN[(size_t)i * nr + c] = t;
-    }
+    for (int c = 0; c < nr; c++) MN[(size_t)i * nr + c] = col_dot(in, c, M + (size_t)i * n, 1);
   double ke = 0;   /* the energy of v- before (removed: what the projection takes off) */
   for (int i = 0; i < n; i++) {
     double t = 0;
@@ -136,16 +149,12 @@ int svi_equality_reduce(svi_instance* in, int nc, int nt, int ngroup, double* re
   }
   ke *= 0.5;
   for (int a = 0; a < nr; a++)
-    for (int b = 0; b <= a; b++) {
-      double t = 0;
-      for (int i = 0; i < n; i++) t += N[(size_t)i * nr + a] * MN[(size_t)i * nr + b];
-      L[(size_t)a * nr + b] = L[(size_t)b * nr + a] = t;
-    }
+    for (int b = 0; b <= a; b++) L[(size_t)a * nr + b] = L[(size_t)b * nr + a] = col_dot(in, a, MN + b, nr);
   for (int a = 0; a < nr; a++)
     for (int b = 0; b < nr; b++) M[(size_t)a * nr + b] = L[(size_t)a * nr + b];
   if (!svi_cholesky(nr, L)) return -1;
   in->np = nr;
-  svi_equality_project(in, in->ve, x);   /* y- = M_r^-1 N^T M v- (identity coordinates: v-'s own) */
+  svi_equality_project(in, in->ve, x);   /* y- = M_r^-1 N^T M v- (unit columns: v-'s own) */
   memcpy(in->ve, x, sizeof(double) * (size_t)nr);
   double kr = 0;
   for (int a = 0; a < nr; a++) {
@@ -160,30 +169,29 @@ int svi_equality_reduce(svi_instance* in, int nc, int nt, int ngroup, double* re
   for (int q = 0; q < 2; q++)
     for (int k = 0; k < rows[q]; k++) {
       const double* row = J[q] + (size_t)k * n;
-      for (int c = 0; c < nr; c++) {
-        double t = 0;
-        for (int i = 0; i < n; i++) t += row[i] * N[(size_t)i * nr + c];
-        x[c] = t;
-      }
+      for (int c = 0; c < nr; c++) x[c] = col_dot(in, c, row, 1);
       memcpy(J[q] + (size_t)k * nr, x, sizeof(double) * (size_t)nr);
     }
-  if (ngroup > 1) memcpy(in->gdof, in->eqlab, sizeof(int) * (size_t)nr);
+  if (ngroup > 1) memcpy(in->gdof, lab, sizeof(int) * (size_t)nr);
   return 1;
 }
 
 void svi_equality_expand(const svi_instance* in, const double* y, double* v) {
   int n = in->nve, nr = in->np;
-  for (int i = 0; i < n; i++) {
-    double t = 0;
-    for (int c = 0; c < nr; c++) t += in->eqN[(size_t)i * nr + c] * y[c];
-    v[i] = t;
+  memset(v, 0, sizeof(double) * (size_t)n);
+  for (int c = 0; c < nr; c++) {   /* a unit column writes its dof alone: v's entry is y's, bit for bit */
+    if (in->eqid[c] >= 0) { v[in->eqid[c]] = y[c]; continue; }
+    const int* col = in->eqcol + 3 * c;
+    const int* rows = in->eqrows + col[0];
+    const double* val = in->eqN + col[2];
+    for (int a = 0; a < col[1]; a++) v[rows[a]] += val[a] * y[c];
   }
 }
 
 void svi_equality_project(svi_instance* in, const double* a, double* y) {
   int n = in->nve, nr = in->np;
   double* t = in->eqtmp2;
-  for (int c = 0; c < nr; c++) {
+  for (int c = 0; c < nr; c++) {   /* (M N)^T a */
     double s = 0;
     for (int i = 0; i < n; i++) s += in->eqMN[(size_t)i * nr + c] * a[i];
     t[c] = s;

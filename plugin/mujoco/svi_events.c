@@ -1048,14 +1048,14 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
   in->ngroup = in->cfg.split && law == SVI_LAW_SETVALUED ? svi_events_groups(in, m, d, nc) : 1;
   int red = in->eqA ? svi_equality_reduce(in, nc, nt, in->ngroup, &removed) : 0;
   in->eq_reduced = red > 0;
-  if (red < 0 || removed > 1e-6 * ke_ev) {
+  if (red < 0 || removed > 1e-3 * ke_ev) {
     if (red < 0)
       svi_report(in, SVI_WARN_CONSTRAINT, "svi.impact: an impact at t = %g is left to MuJoCo: its bodies' equality "
                  "constraints leave them no motion (or a singular mass matrix)", d->time);
     else
       svi_report(in, SVI_WARN_CONSTRAINT, "svi.impact: an impact at t = %g is left to MuJoCo: its bodies' equality "
                  "constraints move before the impact (a moving mocap body, or a soft constraint stretched: holding "
-                 "them would take %.2g %% of the bodies' kinetic energy, beyond 1e-4 %%)", d->time,
+                 "them would take %.2g %% of the bodies' kinetic energy, beyond 0.1 %%)", d->time,
                  100 * removed / fmax(ke_ev, 1e-300));
     in->counters.fallbacks += !in->preview;
     return 0;

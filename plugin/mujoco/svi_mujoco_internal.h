@@ -79,9 +79,12 @@ struct svi_instance {
    * M_r's Cholesky factor (nv x nv each), scratch (nv), the physical v+ (nv) */
   int     np, eq_reduced;
   double *eqA, *eqbeta, *eqnrm, *eqN, *eqMN, *eqL, *eqtmp, *eqtmp2, *vphys;
-  int    *eqmap, *eqid, *eqlab;     /* nv each: a group's dofs; coordinate c's dof if it is one
-                                       (identity column), else -1 - its group; the new coordinates'
+  int    *eqmap, *eqid, *eqlab;     /* nv each: a group's dofs; coordinate c's dof if its column
+                                       of N is that dof's unit vector, else -1; the new coordinates'
                                        groups */
+  int    *eqrows, *eqcol;           /* the dofs the equality rows touch, group after group (nv);
+                                       a column of N that is not a unit vector: its rows' start in
+                                       eqrows, their number, its values' start in eqN (3 nv) */
   double  event_time;           /* d->time of the event being resolved (messages) */
   double  gke;
   char    gcls[1025];

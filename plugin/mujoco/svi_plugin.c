@@ -165,7 +165,7 @@ static svi_instance* make_instance(const mjModel* m, int id, const svi_config* c
   if (m->neq > 0) {   /* svi_equality.c's buffers, one block */
     size_t sm = (size_t)in->side_max, nn = (size_t)nv * nv;
     in->eqA = calloc(sm * nv + 2 * sm + 3 * nn + 3 * (size_t)nv + 1, sizeof(double));
-    in->eqmap = calloc(3 * (size_t)nv + 1, sizeof(int));
+    in->eqmap = calloc(7 * (size_t)nv + 1, sizeof(int));
     if (in->eqA && in->eqmap) {
       in->eqbeta = in->eqA + sm * nv;
       in->eqnrm = in->eqbeta + sm;
@@ -177,6 +177,8 @@ static svi_instance* make_instance(const mjModel* m, int id, const svi_config* c
       in->vphys = in->eqtmp2 + nv;
       in->eqid = in->eqmap + nv;
       in->eqlab = in->eqid + nv;
+      in->eqrows = in->eqlab + nv;
+      in->eqcol = in->eqrows + nv;   /* 3 nv */
     }
   }
   if (!in->gof_root || !in->gblock || !in->tkey || !in->side || !in->side_eq || !in->Jside ||
