@@ -69,6 +69,16 @@ static void run(const mjModel* m, mjData* d, double T) {
   while (d->time < T - 1e-12) mj_step(m, d);
 }
 
+/* n steps; 1 if every step left qvel finite */
+static int steps_finite(const mjModel* m, mjData* d, int n) {
+  int finite = 1;
+  for (int i = 0; i < n; i++) {
+    mj_step(m, d);
+    for (int k = 0; k < m->nv; k++) finite &= isfinite(d->qvel[k]) != 0;
+  }
+  return finite;
+}
+
 /* --- configuration ------------------------------------------------------------------------- */
 static void test_config(void) {
   /* every bad setting fails MuJoCo's compiler (mj_loadXML) with a message naming the key: an
@@ -343,11 +353,7 @@ static void test_flat_box(void) {
   mjModel* m = load(write_model("flatbox", xml));
   mjData* d = mj_makeData(m);
   svi_instance* in = svi_instance_of(m, d);
-  int nan = 0;
-  for (int i = 0; i < 1500; i++) {
-    mj_step(m, d);
-    for (int k = 0; k < m->nv; k++) if (!isfinite(d->qvel[k])) nan = 1;
-  }
+  int nan = !steps_finite(m, d, 1500);
   const svi_event* ev = svi_event_get(in, 0);
   CHECK(ev && ev->ncontact == 4, "flat box: 4 corner contacts (%d)", ev ? ev->ncontact : -1);
   CHECK(ev && ev->nt == 2, "flat box: spatial friction pyramid");
@@ -406,11 +412,7 @@ static void test_event_too_large(void) {
   mjData* d = mj_makeData(m);
   mj_resetDataKeyframe(m, d, 0);
   svi_instance* in = svi_instance_of(m, d);
-  int nan = 0;
-  for (int i = 0; i < 50; i++) {
-    mj_step(m, d);
-    for (int k = 0; k < m->nv; k++) nan |= !isfinite(d->qvel[k]);
-  }
+  int nan = !steps_finite(m, d, 50);
   svi_counters c = svi_instance_counters(in);
   CHECK(m->nv == 66 && !nan, "too large: nv %d, NaN %d", (int)m->nv, nan);
   CHECK(c.events == 0 && c.fallbacks >= 1 && strstr(svi_instance_message(in), "beyond the exact solvers' reach") &&
@@ -709,11 +711,7 @@ static int constrained_landing(const char* name, const char* bodies, const char*
   mjData* d = mj_makeData(m);
   start(m, d);
   svi_instance* in = svi_instance_of(m, d);
-  int nan = 0;
-  for (int i = 0; i < 10; i++) {
-    mj_step(m, d);
-    for (int k = 0; k < m->nv; k++) nan |= !isfinite(d->qvel[k]);
-  }
+  int nan = !steps_finite(m, d, 10);
   svi_counters c = svi_instance_counters(in);
   *fallbacks = c.fallbacks;
   snprintf(msg, nmsg, "%s", svi_instance_message(in));

@@ -314,6 +314,15 @@ typedef struct {
 int svi_approximate(const svi_problem_def* def, const svi_approx_config* cfg, double* v_out,
                     unsigned char* accepted, int* lcps_per_sample, svi_approx_stats* stats);
 
+/* Group g of def (dof_group: def->nv labels, -1 for a dof in none; contact_group: def->nc labels)
+ * as its own problem: its dofs' and contacts' indices in def, increasing, into dofs and contacts,
+ * and its rows and columns of M, J_n, J_t, mu and v copied into the buffers (M ndof^2, Jn ncon
+ * ndof, Jt ncon nt ndof, mu ncon, v ndof): the same values, in the same order, whatever else def
+ * holds.  Used by svi_approximate_groups and the plugin's sample_groups. */
+svi_problem_def svi_problem_group(const svi_problem_def* def, const int* dof_group, const int* contact_group,
+                                  int g, int* dofs, int* contacts, double* M, double* Jn, double* Jt,
+                                  double* mu, double* v);
+
 /* A group's random stream: its seed is svi_rng_u64(seed, SVI_STREAM_GROUP, its key). */
 #define SVI_STREAM_GROUP 0x67726f7570ULL   /* "group" */
 

@@ -282,22 +282,9 @@ int svi_approximate_groups(const svi_problem_def* def, const svi_approx_config* 
     memset(all, 1, (size_t)S);
   }
   for (int g = 0; g < ngroup && st >= 0; g++) {
-    int n = 0, m = 0;
-    for (int j = 0; j < nv; j++) if (dof_group[j] == g) vmap[n++] = j;
-    for (int k = 0; k < nc; k++) if (contact_group[k] == g) cmap[m++] = k;
+    svi_problem_def gd = svi_problem_group(def, dof_group, contact_group, g, vmap, cmap, gM, gJn, gJt, gmu, gv);
+    int n = gd.nv, m = gd.nc;
     if (m == 0) continue;
-    for (int a = 0; a < n; a++) {
-      gv[a] = def->v[vmap[a]];
-      for (int b = 0; b < n; b++) gM[a * n + b] = def->M[(size_t)vmap[a] * nv + vmap[b]];
-    }
-    for (int i = 0; i < m; i++) {
-      gmu[i] = def->mu[cmap[i]];
-      for (int a = 0; a < n; a++) gJn[(size_t)i * n + a] = def->Jn[(size_t)cmap[i] * nv + vmap[a]];
-      for (int t = 0; t < nt; t++)
-        for (int a = 0; a < n; a++)
-          gJt[(size_t)(i * nt + t) * n + a] = def->Jt[(size_t)(cmap[i] * nt + t) * nv + vmap[a]];
-    }
-    svi_problem_def gd = {n, m, nt, gM, gJn, gJt, gmu, gv};
     svi_approx_config gc = *cfg;
     gc.routh.seed = svi_rng_u64(cfg->routh.seed, SVI_STREAM_GROUP, key[g]);
     if (gc.routh.budget == SVI_BUDGET_SOBOL && !svi_sobol_fits(&gc.routh, m)) gc.routh.budget = SVI_BUDGET_UNIFORM;
@@ -330,4 +317,25 @@ int svi_approximate_groups(const svi_problem_def* def, const svi_approx_config* 
   out.wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
   if (stats) *stats = out;
   return st;
+}
+
+svi_problem_def svi_problem_group(const svi_problem_def* def, const int* dof_group, const int* contact_group,
+                                  int g, int* dofs, int* contacts, double* M, double* Jn, double* Jt,
+                                  double* mu, double* v) {
+  int nv = def->nv, nt = def->nt, n = 0, m = 0;
+  for (int j = 0; j < nv; j++) if (dof_group[j] == g) dofs[n++] = j;
+  for (int k = 0; k < def->nc; k++) if (contact_group[k] == g) contacts[m++] = k;
+  for (int a = 0; a < n; a++) {
+    v[a] = def->v[dofs[a]];
+    for (int b = 0; b < n; b++) M[(size_t)a * n + b] = def->M[(size_t)dofs[a] * nv + dofs[b]];
+  }
+  for (int i = 0; i < m; i++) {
+    mu[i] = def->mu[contacts[i]];
+    for (int a = 0; a < n; a++) Jn[(size_t)i * n + a] = def->Jn[(size_t)contacts[i] * nv + dofs[a]];
+    for (int t = 0; t < nt; t++)
+      for (int a = 0; a < n; a++)
+        Jt[(size_t)(i * nt + t) * n + a] = def->Jt[(size_t)(contacts[i] * nt + t) * nv + dofs[a]];
+  }
+  svi_problem_def out = {n, m, nt, M, Jn, Jt, mu, v};
+  return out;
 }

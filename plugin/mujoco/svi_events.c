@@ -214,6 +214,17 @@ static int contact_tree(const mjModel* m, const mjContact* c, int side) {
   return m->body_treeid[m->geom_bodyid[c->geom[side]]];
 }
 
+/* MuJoCo's constraint row i in efc_J: its entries' start and number (nv when the Jacobian is
+ * dense), and entry k's column */
+static int efc_row(const mjModel* m, const mjData* d, int sparse, int i, int* adr) {
+  *adr = sparse ? d->efc_J_rowadr[i] : i * m->nv;
+  return sparse ? d->efc_J_rownnz[i] : m->nv;
+}
+
+static int efc_col(const mjData* d, int sparse, int adr, int k) {
+  return sparse ? d->efc_J_colind[adr + k] : k;
+}
+
 /* The event's contacts into in->cidx / in->vn: the candidates whose trees are connected, through
  * candidates, to a tree with an approaching one (the file's comment).  Sets *napproach and
  * *overflow (more than nc_max of them); returns their number. */
@@ -232,12 +243,12 @@ static int event_contacts(svi_instance* in, const mjModel* m, const mjData* d, d
     if (vn < -vimp && (a >= 0 || b >= 0)) mark[a >= 0 ? a : b] = 1;
   }
   /* trees an equality constraint couples are one body for the law (svi_equality.c) */
-  int sparse = mj_isSparse(m), nv = m->nv;
+  int sparse = mj_isSparse(m);
   for (int i = 0; i < d->nefc; i++) {
     if (d->efc_type[i] != mjCNSTR_EQUALITY) continue;
-    int nnz = sparse ? d->efc_J_rownnz[i] : nv, adr = sparse ? d->efc_J_rowadr[i] : i * nv, first = -1;
+    int adr, nnz = efc_row(m, d, sparse, i, &adr), first = -1;
     for (int k = 0; k < nnz; k++) {
-      int t = d->efc_J[adr + k] != 0 ? m->dof_treeid[sparse ? d->efc_J_colind[adr + k] : k] : -1;
+      int t = d->efc_J[adr + k] != 0 ? m->dof_treeid[efc_col(d, sparse, adr, k)] : -1;
       if (t < 0) continue;
       if (first < 0) first = t;
       else parent[tree_find(parent, t)] = tree_find(parent, first);
@@ -456,14 +467,14 @@ static void event_gather(const svi_instance* in, const double* x, double* xe) {
  * Reads event_contacts' sets (in->tree).  Returns their number, or -1 beyond side_max (not expected:
  * a weld has 6 rows, a limit 1). */
 static int side_rows(svi_instance* in, const mjModel* m, const mjData* d) {
-  int *parent = in->tree, *mark = in->tree + m->ntree, sparse = mj_isSparse(m), nv = m->nv, nve = in->nve;
+  int *parent = in->tree, *mark = in->tree + m->ntree, sparse = mj_isSparse(m), nve = in->nve;
   int n = 0;
   for (int i = 0; i < d->nefc; i++) {
     int type = d->efc_type[i];
     if (type != mjCNSTR_EQUALITY && type != mjCNSTR_LIMIT_JOINT && type != mjCNSTR_LIMIT_TENDON) continue;
-    int nnz = sparse ? d->efc_J_rownnz[i] : nv, adr = sparse ? d->efc_J_rowadr[i] : i * nv, in_event = 0;
+    int adr, nnz = efc_row(m, d, sparse, i, &adr), in_event = 0;
     for (int k = 0; k < nnz && !in_event; k++) {
-      int t = m->dof_treeid[sparse ? d->efc_J_colind[adr + k] : k];
+      int t = m->dof_treeid[efc_col(d, sparse, adr, k)];
       in_event = d->efc_J[adr + k] != 0 && t >= 0 && mark[tree_find(parent, t)];
     }
     if (!in_event) continue;
@@ -472,7 +483,7 @@ static int side_rows(svi_instance* in, const mjModel* m, const mjData* d) {
     memset(row, 0, sizeof(double) * (size_t)nve);
     u[0] = u[1] = 0;
     for (int k = 0; k < nnz; k++) {   /* edof is increasing: the event's column by bisection */
-      int j = sparse ? d->efc_J_colind[adr + k] : k, lo = 0, hi = nve;
+      int j = efc_col(d, sparse, adr, k), lo = 0, hi = nve;
       while (lo < hi) { int mid = (lo + hi) / 2; if (in->edof[mid] < j) lo = mid + 1; else hi = mid; }
       if (lo < nve && in->edof[lo] == j) row[lo] = d->efc_J[adr + k];
       else u[0] += d->efc_J[adr + k] * d->qvel[j];
@@ -556,28 +567,33 @@ static void approach_order(const double* vn, int nc, int* order) {
     }
 }
 
-/* Group g of the event as its own problem (event_groups): its dofs and contacts (event indices)
- * into in->gvmap (*nvg) and in->gcmap (*ncg), its rows and columns of the event's M, J_n, J_t, mu
- * and v- into in->gM, gJn, gJt, gmu, gv.  The same values, in the same order, whatever else is in
- * the event. */
+/* Group g of the event as its own problem (svi_problem_group on the event's, in the problem's
+ * coordinates: the event's dofs, or svi_equality.c's): its dofs and contacts (event indices) into
+ * in->gvmap (*nvg) and in->gcmap (*ncg), its problem into in->gM, gJn, gJt, gmu, gv. */
 static svi_problem_def group_problem(svi_instance* in, int g, int nc, int nt, int* nvg, int* ncg) {
-  int nve = in->np, nv = 0, n = 0;   /* the problem's coordinates: the event's dofs, or svi_equality.c's */
-  for (int j = 0; j < nve; j++) if (in->gdof[j] == g) in->gvmap[nv++] = j;
-  for (int k = 0; k < nc; k++) if (in->gcon[k] == g) in->gcmap[n++] = k;
-  for (int a = 0; a < nv; a++)
-    gather(in->M + (size_t)in->gvmap[a] * nve, in->gvmap, nv, in->gM + (size_t)a * nv);
-  gather(in->ve, in->gvmap, nv, in->gv);
-  for (int i = 0; i < n; i++) {
-    int k = in->gcmap[i];
-    in->gmu[i] = in->mu[k];
-    gather(in->Jn + (size_t)k * nve, in->gvmap, nv, in->gJn + (size_t)i * nv);
-    for (int t = 0; t < nt; t++)
-      gather(in->Jt + (size_t)(k * nt + t) * nve, in->gvmap, nv, in->gJt + (size_t)(i * nt + t) * nv);
-  }
-  *nvg = nv;
-  *ncg = n;
-  svi_problem_def def = {nv, n, nt, in->gM, in->gJn, in->gJt, in->gmu, in->gv};
+  svi_problem_def ev = {in->np, nc, nt, in->M, in->Jn, in->Jt, in->mu, in->ve};
+  svi_problem_def def = svi_problem_group(&ev, in->gdof, in->gcon, g, in->gvmap, in->gcmap, in->gM, in->gJn,
+                                          in->gJt, in->gmu, in->gv);
+  *nvg = def.nv;
+  *ncg = def.nc;
   return def;
+}
+
+/* Group g's share of the event's impulse lambda_bar (in->lam: [lambda_n (nc); lambda_D (nc nd)])
+ * and in->glam (the group's ncg contacts, in->gcmap, the same layout): to_event 1 copies the
+ * group's into the event's, 0 the other way. */
+static void group_impulse(svi_instance* in, int nc, int nd, int ncg, int to_event) {
+  for (int i = 0; i < ncg; i++) {
+    int k = in->gcmap[i];
+    double *ev = in->lam + nc + (size_t)k * nd, *gr = in->glam + ncg + (size_t)i * nd;
+    if (to_event) {
+      in->lam[k] = in->glam[i];
+      memcpy(ev, gr, sizeof(double) * (size_t)nd);
+    } else {
+      in->glam[i] = in->lam[k];
+      memcpy(gr, ev, sizeof(double) * (size_t)nd);
+    }
+  }
 }
 
 /* The set-valued law on each group of the event as its own problem (split = groups).  The groups'
@@ -634,12 +650,8 @@ static int sample_groups(svi_instance* in, const svi_routh_config* rc, long long
     }
     if ((st < 0 && status >= 0) || (st > 0 && status == SVI_OK)) status = st;   /* an error over a warning */
     for (int a = 0; a < nvg; a++) v_out[in->gvmap[a]] = in->gout[a];
-    for (int i = 0; i < ncg; i++) {
-      int k = in->gcmap[i];
-      in->gcls[k] = cls[i];
-      in->lam[k] = in->glam[i];
-      memcpy(in->lam + nc + (size_t)k * nd, in->glam + ncg + (size_t)i * nd, sizeof(double) * (size_t)nd);
-    }
+    for (int i = 0; i < ncg; i++) in->gcls[in->gcmap[i]] = cls[i];
+    group_impulse(in, nc, nd, ncg, 1);
   }
   in->lam_ready = 1;
   return status;
@@ -855,24 +867,19 @@ static int pseudo_groups(svi_instance* in, double* vplus, int nc, int nt) {
       continue;
     }
     gather(in->ae, in->gvmap, nvg, in->gae);
-    for (int i = 0; i < ncg; i++) {
-      int k = in->gcmap[i];
-      in->glam[i] = in->lam[k];
-      memcpy(in->glam + ncg + (size_t)i * nd, in->lam + nc + (size_t)k * nd, sizeof(double) * (size_t)nd);
-    }
+    group_impulse(in, nc, nd, ncg, 0);
     int n = svi_pseudo_impulse(in, s, in->glam, in->gv, in->gae, in->gout, in->gkept);
     nkept += n;
-    char cls[1025];
-    if (own && n > 0) svi_classify(s, in->gout, cls);
-    for (int i = 0; i < ncg; i++) {
-      int k = in->gcmap[i];
-      in->kept[k] = in->gkept[i];
-      if (own && n > 0) in->gcls[k] = cls[i];
-      if (n == 0) continue;
-      in->lam[k] = in->glam[i];
-      memcpy(in->lam + nc + (size_t)k * nd, in->glam + ncg + (size_t)i * nd, sizeof(double) * (size_t)nd);
+    for (int i = 0; i < ncg; i++) in->kept[in->gcmap[i]] = in->gkept[i];
+    if (n > 0) {   /* the projection: the group's v+, impulse and classes */
+      char cls[1025];
+      for (int a = 0; a < nvg; a++) vplus[in->gvmap[a]] = in->gout[a];
+      group_impulse(in, nc, nd, ncg, 1);
+      if (own) {
+        svi_classify(s, in->gout, cls);
+        for (int i = 0; i < ncg; i++) in->gcls[in->gcmap[i]] = cls[i];
+      }
     }
-    if (n > 0) for (int a = 0; a < nvg; a++) vplus[in->gvmap[a]] = in->gout[a];
     if (own) in->gke += svi_impact_kinetic_energy(s, in->gout);
   }
   return nkept;
@@ -923,10 +930,11 @@ typedef struct {
 } event_ctx;
 
 /* One outcome of the event, for one seed: the law, the checks in physical units and the
- * fallbacks, the pseudo-impulse, into in->vplus (the event's dofs) and the record ev; d is not
+ * fallbacks, the pseudo-impulse, into in->vplus (the problem's coordinates), *vout (the same on the
+ * event's dofs: in->vplus, or N in->vplus under equality constraints) and the record ev; d is not
  * written.  Returns 1 if vplus is the outcome, 0 if no law gave a valid one (left to MuJoCo). */
 static int resolve_outcome(svi_instance* in, const mjModel* m, mjData* d, event_ctx* e, uint64_t seed,
-                           svi_event* ev) {
+                           svi_event* ev, const double** vout) {
   double* vplus = in->vplus;
   int nc = e->nc, nt = e->nt, lcps = 0, steps = 0, finish = 0, fallback = 0;
   svi_law law = e->law;
@@ -956,7 +964,8 @@ static int resolve_outcome(svi_instance* in, const mjModel* m, mjData* d, event_
   if (!native) law_impulse(in, fallback == 2 ? SVI_LAW_SIMULTANEOUS : law, nc, nt);
   ev->nkept = native ? 0 : pseudo_impulse(in, m, d, vplus, nc, nt, &e->ae_done);
   double u = 0, u0 = 0;
-  int broken = native ? -1 : side_broken(in, d, nc, physical(in, vplus), &u, &u0);
+  *vout = native ? NULL : physical(in, vplus);
+  int broken = native ? -1 : side_broken(in, d, nc, *vout, &u, &u0);
   if (broken >= 0) {   /* the law has no rows for it: the outcome is not the constrained system's */
     int row = in->side[broken], type = d->efc_type[row], id = d->efc_id[row];
     int obj = type == mjCNSTR_EQUALITY ? mjOBJ_EQUALITY : type == mjCNSTR_LIMIT_JOINT ? mjOBJ_JOINT : mjOBJ_TENDON;
@@ -1089,16 +1098,16 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
   for (int k = 0; in->preview && k < in->batch_n; k++) {
     svi_event local, *bev = in->batch_rec ? in->batch_rec + k : &local;
     preview_record(in, m, d, bev);
-    int ok = resolve_outcome(in, m, d, &e, in->batch_seed[k], bev);
+    const double* vp;
+    int ok = resolve_outcome(in, m, d, &e, in->batch_seed[k], bev, &vp);
     double* q = in->batch_qvel + (size_t)k * nv;
     memcpy(q, d->qvel, sizeof(mjtNum) * (size_t)nv);
-    const double* vp = physical(in, in->vplus);
     if (ok) for (int j = 0; j < nve; j++) q[in->edof[j]] = vp[j];
   }
   in->batch_done = in->preview;
   svi_event* ev = new_record(in, m, d);
-  int native = !resolve_outcome(in, m, d, &e, seed, ev);
-  const double* vp = physical(in, in->vplus);
+  const double* vp;
+  int native = !resolve_outcome(in, m, d, &e, seed, ev, &vp);
   if (!native) for (int j = 0; j < nve; j++) d->qvel[in->edof[j]] = vp[j];
   count_event(in, ev);
   if (native) return 0;
