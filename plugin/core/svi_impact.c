@@ -607,7 +607,7 @@ static void build_delassus(svi_impact* s) {
     if (ip >= nc)   /* the -t row after it */
       for (int j = 0; j < nb; j++) wi[nb + j] = -wi[j];
   }
-  s->dense = 1;
+  s->w_full = 1;
 }
 
 /* Row b of W formed on its first use (wrows: the plugin's dense Lemke on many contacts enters a
@@ -625,7 +625,7 @@ static const double* wp_row_on_use(svi_impact* s, int b) {
 /* every row of W (wrows), for a consumer of the whole matrix (the refinement's and the tableau's
  * (75), (31)): build_delassus, whose rows are wp_row_on_use's (the same values) */
 static void w_complete(svi_impact* s) {
-  if (!s->dense) build_delassus(s);
+  if (!s->w_full) build_delassus(s);
 }
 
 /* Write the Anitescu-Potra block [[W, [0;E]], [mu, -E^T, 0]] into A (leading dim ld) at (o,o). */
@@ -870,7 +870,7 @@ SVI_SIMD static void routh_column(void* ctx, int j, double* a, int* nz) {
   } else {                                           /* lambda_b */
     int b = j - nc;
     for (int i = 0; i < nc; i++) a[i] = a[nc + nb + i] = -0.0;
-    if (s->dense) {
+    if (s->w_full) {   /* the same values as the rows on use: -(1.0 x) = -1.0 x */
       const double* w = s->W + (size_t)b * nb;
       for (int k = 0; k < nb; k++) a[nc + k] = -w[k];
     } else if (jbar_minus_row(s, b))                 /* W's row b = -(row b - 1) */
@@ -1024,13 +1024,17 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
                (s->solver == SVI_SOLVER_LOWRANK ||
                 (s->solver == SVI_SOLVER_AUTO && lowrank_pays(s->nb, nv, s->n_routh, s->step_solve)));
   s->dense = 0;
+  s->w_full = 0;
   s->gram = !s->lowrank && wrows_pay(s);   /* W's Gram form (build_delassus) */
   s->wrows = s->gram && !s->no_wrows;
   build_jbar(s, def);
   build_g(s);
   jbar_times(s, s->v0, s->u0, 0);
   if (s->wrows) memset(s->w_row_ok, 0, (size_t)s->nb);
-  else if (!s->lowrank || svi_modes_supported(s)) build_delassus(s);
+  else if (!s->lowrank || svi_modes_supported(s)) {
+    build_delassus(s);
+    s->dense = 1;
+  }
 
   s->max_mu = 0;
   for (int i = 0; i < nc; i++) s->max_mu = fmax(s->max_mu, s->mu[i]);
@@ -1061,13 +1065,16 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
 
 /* W and the norms, if setup skipped them (many contacts: O(nb^2 nv)) */
 static void dense_ready(svi_impact* s) {
-  if (s->dense) return;
-  if (s->wrows) {   /* the norms' bounds stay the event's (the tolerances of its solves) */
-    w_complete(s);
-    return;
-  }
+  if (s->dense || s->w_full) return;
   build_delassus(s);
-  build_lcp_matrices(s);
+  if (!s->wrows) {   /* the low-rank solver's: (75)'s and (31)'s matrices for its tableau fallback */
+    double ap = s->anorm_ap, routh = s->anorm_routh;
+    build_lcp_matrices(s);
+    s->anorm_ap = ap;
+    s->anorm_routh = routh;
+  }
+  /* the norms' bounds stay the event's (the tolerances of its solves, the low-rank one's
+   * included): W built for one sample's need changes no other sample's path or bits */
 }
 
 const double* svi_impact_ap(svi_impact* s) {
@@ -1455,9 +1462,9 @@ SVI_SIMD static double lcp_residual(svi_impact* s, int routh, const double* q, c
   const double *zu = s->zunit + (routh ? 0 : nc), *wu = s->wunit + (routh ? 0 : nc), *lam = z + off;
   double* wl = routh ? s->u_next : s->lr_scratch;   /* nb: J v' = q + W lambda */
   double* wm = s->lr_scratch + nb;                  /* nb: |W| |lambda| */
-  if (!s->dense) {   /* W's rows on use (wrows): J v' from G lambda, O(n nv) */
+  if (!s->dense) {   /* W's rows on use (wrows), or the low-rank solver's: J v' from G lambda, O(n nv) */
     s->u_next_ok = 0;
-    return s->wrows ? svi_lr_residual(s, routh, q, z, zu, wu, NULL, s->lr_scratch) : INFINITY;
+    return s->wrows || s->lowrank ? svi_lr_residual(s, routh, q, z, zu, wu, NULL, s->lr_scratch) : INFINITY;
   }
 #ifdef SVI_AVX2_KERNELS
   if (nb <= 16 && svi_have_avx2()) w_times16_avx2(nb, s->W, lam, q + off, wl, wm);

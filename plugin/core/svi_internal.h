@@ -107,10 +107,15 @@ struct svi_impact {
   int* Ant_nz;                /* (31)'s columns' nonzero rows when at most 2 (svi_lcp_prepared.Mnt_nz) */
   int* routh_nz;    /* 2 n_routh: (75)'s columns' nonzero rows, as Ant_nz, found on a column's
                      * first use (routh_column; -3: not yet) */
-  int     dense;    /* W is built for this problem (A_routh: routh_built, A_ap: ap_built) */
+  int     dense;    /* W was built at set-up: the dense forms of W lambda and of the residual are
+                     * this event's (A_routh: routh_built, A_ap: ap_built).  Decided at set-up and
+                     * never changed by a later need of the whole W (w_full): a sample's bits must
+                     * not depend on the samples the workspace ran before it */
+  int     w_full;   /* W holds every row, as build_delassus spreads them (set-up, or the first
+                     * consumer of the whole matrix: a tableau, (31)'s matrices, a refinement) */
   int     gram;     /* W = Hp^T Hp (build_delassus; the events of wrows_pay), else Jbar G symmetrised */
   int     wrows;    /* W's rows are formed on first use (wp_row_on_use in svi_impact.c: the dense
-                     * Lemke's step solve on many contacts); until dense, row b of W holds Wp's
+                     * Lemke's step solve on many contacts); until w_full, row b of W holds Wp's
                      * row (its nbp columns other than the -t ones) where w_row_ok[b] is set */
   unsigned char* w_row_ok;   /* nb: row b of W is formed (wrows) */
   int     ap_built; /* A_ap and Ant_ap are built (svi_impact_ap: on first use) */

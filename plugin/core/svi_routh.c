@@ -22,6 +22,7 @@ enum { STREAM_BUDGET = 1, STREAM_BRANCH = 2, STREAM_RETRY = 4, STREAM_MIXED = 5,
  * even so) is re-run up to SAMPLE_ATTEMPTS - 1 times with fresh budgets and perturbations.  Both
  * draw from counter-based streams of (seed, sample, attempt), so results stay deterministic. */
 #define STEP_RETRIES 3
+#define AP_PLAIN_PIVOTS 4
 #define SAMPLE_ATTEMPTS 4
 
 svi_routh_config svi_routh_default_config(void) {
@@ -229,7 +230,10 @@ int svi_routh_step(svi_impact* s, const double* v, const double* lmax, const dou
  * rejected. */
 int svi_ap_lemke(svi_impact* s, const svi_lcp_options* o, uint64_t key, svi_lcp_info* li,
                  int* retries, int* rejects) {
-  int st = svi_impact_lemke(s, 0, s->q, NULL, NULL, NULL, o, s->z, li);
+  svi_lcp_options plain = *o;
+  int cap = AP_PLAIN_PIVOTS * s->n_ap + 10;
+  if (plain.max_iter <= 0 || plain.max_iter > cap) plain.max_iter = cap;
+  int st = svi_impact_lemke(s, 0, s->q, NULL, NULL, NULL, &plain, s->z, li);
   *retries = *rejects = 0;
   for (int r = 1; st < 0 && r <= STEP_RETRIES; r++) {
     *rejects += st == SVI_ERR_RESIDUAL;

@@ -81,15 +81,16 @@ static double col_dot(const svi_instance* in, int c, const double* x, int stride
   return t;
 }
 
-int svi_equality_reduce(svi_instance* in, int nc, int nt, int ngroup, double* removed) {
+int svi_equality_reduce(svi_instance* in, const mjModel* m, int nc, int nt, int ngroup, double* removed) {
   int n = in->nve, ne = 0;
   *removed = 0;
   for (int i = 0; i < in->nside; i++) ne += in->side_eq[i];
   if (ne == 0) return 0;
   /* group by group (one group: every event dof): the dofs T its equality rows touch, the rows on
    * them scaled to unit norm (the rank test compares rows), their null space in N's columns over
-   * T; every other dof keeps its unit column (flagged in eqid), so its entries of M_r, J_r and
-   * y- are the unreduced ones, bit for bit */
+   * T; every other dof keeps its unit column (flagged in eqid), so its entries of M_r and J_r
+   * are the unreduced ones, bit for bit, and so are its y- where its tree has no touched dof
+   * (eqexact) */
   double *A = in->eqA, *x = in->eqtmp;
   int *map = in->eqmap, *id = in->eqid, *lab = in->eqlab, *touch = in->eqrows, nr = 0, nt0 = 0, nval = 0;
   for (int g = 0; g < ngroup; g++) {
@@ -137,6 +138,16 @@ int svi_equality_reduce(svi_instance* in, int nc, int nt, int ngroup, double* re
     }
   }
   if (nr <= 0) return -1;
+  /* A unit column's y- is v-'s own entry only where M_r does not couple it to a touched dof's
+   * column: M is block diagonal by kinematic tree, so where its tree has no touched dof.  A free
+   * base under a legged robot's tendon rows is coupled: v-'s drift off the rows (J_e v- != 0,
+   * at most 1e-3 of the energy, else refused) moves its y- too, and keeping v-'s own entry there
+   * would make N y- no projection (more energy than the M-orthogonal one, or even than v-). */
+  for (int c = 0; c < nr; c++) {
+    int j = id[c], exact = j >= 0;
+    for (int a = 0; exact && a < nt0; a++) exact = m->dof_treeid[in->edof[touch[a]]] != m->dof_treeid[in->edof[j]];
+    in->eqexact[c] = exact;
+  }
   /* MN = M N (n x nr), then M_r = N^T M N (symmetrised) into in->M */
   double *M = in->M, *MN = in->eqMN, *L = in->eqL;
   for (int i = 0; i < n; i++)
@@ -154,7 +165,7 @@ int svi_equality_reduce(svi_instance* in, int nc, int nt, int ngroup, double* re
     for (int b = 0; b < nr; b++) M[(size_t)a * nr + b] = L[(size_t)a * nr + b];
   if (!svi_cholesky(nr, L)) return -1;
   in->np = nr;
-  svi_equality_project(in, in->ve, x);   /* y- = M_r^-1 N^T M v- (unit columns: v-'s own) */
+  svi_equality_project(in, in->ve, x);   /* y- = M_r^-1 N^T M v- (eqexact's columns: v-'s own) */
   memcpy(in->ve, x, sizeof(double) * (size_t)nr);
   double kr = 0;
   for (int a = 0; a < nr; a++) {
@@ -197,6 +208,6 @@ void svi_equality_project(svi_instance* in, const double* a, double* y) {
     t[c] = s;
   }
   svi_cholesky_solve(nr, in->eqL, t);
-  for (int c = 0; c < nr; c++) if (in->eqid[c] >= 0) t[c] = a[in->eqid[c]];   /* exactly a's own */
+  for (int c = 0; c < nr; c++) if (in->eqexact[c]) t[c] = a[in->eqid[c]];   /* exactly a's own */
   memcpy(y, t, sizeof(double) * (size_t)nr);
 }

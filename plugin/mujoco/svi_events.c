@@ -822,7 +822,8 @@ static void count_event(svi_instance* in, const svi_event* ev) {
   in->pending = 1;
   in->pending_index = ev->index;
   in->pending_time = ev->time;
-  if (in->preview || in->replaced) return;
+  if (in->preview || in->replaced || ev->index < in->counted_next) return;
+  in->counted_next = ev->index + 1;
   in->counters.events++;
   in->counters.lcps += ev->lcps;
   in->counters.fallbacks += ev->fallback >= 1;
@@ -927,6 +928,7 @@ typedef struct {
   int       nc, nt, napproach;
   int       ae_done;        /* pseudo_impulse has read qacc_smooth at v- */
   double    ke0, ke_model;  /* kinetic energy before: the event's dofs' (the checks'), the model's */
+  double    removed;        /* what projecting v- onto the equality rows took off (svi_equality.c) */
 } event_ctx;
 
 /* One outcome of the event, for one seed: the law, the checks in physical units and the
@@ -994,7 +996,9 @@ static int resolve_outcome(svi_instance* in, const mjModel* m, mjData* d, event_
   ev->status = st;
   ev->nt = nt;
   ev->ke_before = e->ke_model;
-  ev->ke_after = native ? e->ke_model : e->ke_model - e->ke0 + outcome_energy(in, nc, nt, vplus);
+  /* the model's energy after: the rest's part unchanged, the event's dofs' the outcome's; under
+   * equality constraints the outcome starts from the projection of v-, which took `removed` off */
+  ev->ke_after = native ? e->ke_model : e->ke_model - e->ke0 - e->removed + outcome_energy(in, nc, nt, vplus);
   if (ev->ke_after < 0) ev->ke_after = 0;   /* a body stopped dead: the difference's rounding */
   record_contacts(in, d, ev, nc, nt, !native, native ? in->ve : vplus);
   return !native;
@@ -1055,7 +1059,7 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
   /* several groups under the set-valued law: each is set up (and checked) as its own problem by
    * sample_groups, and the whole event only where a fallback or the pseudo-impulse needs it */
   in->ngroup = in->cfg.split && law == SVI_LAW_SETVALUED ? svi_events_groups(in, m, d, nc) : 1;
-  int red = in->eqA ? svi_equality_reduce(in, nc, nt, in->ngroup, &removed) : 0;
+  int red = in->eqA ? svi_equality_reduce(in, m, nc, nt, in->ngroup, &removed) : 0;
   in->eq_reduced = red > 0;
   if (red < 0 || removed > 1e-3 * ke_ev) {
     if (red < 0)
@@ -1092,7 +1096,7 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
 
   /* the check's energy is the event's dofs'; the record's the model's, the rest's part unchanged */
   double ke0 = in->whole_ready ? svi_impact_kinetic_energy(in->imp, in->ve) : problem_energy(in->M, in->np, in->ve);
-  event_ctx e = {law, index, nc, nt, napproach, 0, ke0, model_energy(in, m, d)};
+  event_ctx e = {law, index, nc, nt, napproach, 0, ke0, model_energy(in, m, d), in->eq_reduced ? removed : 0};
   /* svi_event_preview_many: the seeds before the last one, each as its own preview would resolve
    * it (d keeps v- for the next) */
   for (int k = 0; in->preview && k < in->batch_n; k++) {

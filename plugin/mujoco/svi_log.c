@@ -248,8 +248,14 @@ int svi_current_problem(svi_instance* in, const mjModel* m, mjData* d, svi_probl
   in->suspend = 1;
   mj_forward(m, d);
   in->suspend = 0;
+  /* why this problem cannot be returned, if it cannot, is this state's message (not one kept
+   * from an earlier event's rebuild), for the caller to pass on rather than printed here */
+  in->warned = 0;
+  in->message[0] = 0;
+  in->quiet = 1;
   int napproach = 0;
   int nc = svi_events_problem(in, m, d, def, &napproach);
+  in->quiet = 0;
   if (nc > 0 && contact_index) memcpy(contact_index, in->cidx, sizeof(int) * (size_t)nc);
   return nc;
 }

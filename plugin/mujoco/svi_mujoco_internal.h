@@ -85,6 +85,9 @@ struct svi_instance {
   int    *eqrows, *eqcol;           /* the dofs the equality rows touch, group after group (nv);
                                        a column of N that is not a unit vector: its rows' start in
                                        eqrows, their number, its values' start in eqN (3 nv) */
+  int    *eqexact;                  /* nv: coordinate c is a unit column whose kinematic tree has
+                                       no dof the rows touch (M_r does not couple it to them: its
+                                       y- is v-'s own entry, exactly) */
   double  event_time;           /* d->time of the event being resolved (messages) */
   double  gke;
   char    gcls[1025];
@@ -92,6 +95,8 @@ struct svi_instance {
   double* touch_next;
   int     ntouch_next, touch_next_valid;
   long long index_next;          /* the event counter after this step (committed by advance) */
+  long long counted_next;        /* the counters hold events 0 .. counted_next - 1 of this episode:
+                                    one resolved again after a restore is not counted twice */
   int     pending;               /* an event was resolved at (pending_index, pending_time) and not
                                     committed yet: a later mj_forward at that state keeps it */
   long long pending_index;
@@ -107,6 +112,7 @@ struct svi_instance {
   long long  pseudo_demoted;    /* sticking contacts demoted to sliding by the friction cone */
   svi_pseudo_work* pseudo;      /* the pseudo-impulse's workspace (pseudo_impulse > 0) */
   int        warned;            /* bit set of the messages already sent (one each) */
+  int        quiet;             /* svi_current_problem: keep the message, print nothing */
   int        contactfull_seen;  /* d->warning[mjWARN_CONTACTFULL].number at the last compute */
   int        gapless_pairs;     /* some colliding geom pair has margin + gap < band (at init) */
   char       message[700];
@@ -158,7 +164,7 @@ svi_pseudo_work* svi_pseudo_create(int nv, int nc_max);
  * in place, in->np set, *removed the kinetic energy the projection of v- takes off.  Returns 1 if reduced, 0 if there are no equality rows,
  * -1 if they leave no motion or M_r is not positive definite.  expand: v = N y (nve values);
  * project: y = M_r^-1 N^T M a for a generalised acceleration a on the event's dofs (y may be a). */
-int  svi_equality_reduce(svi_instance* in, int nc, int nt, int ngroup, double* removed);
+int  svi_equality_reduce(svi_instance* in, const mjModel* m, int nc, int nt, int ngroup, double* removed);
 void svi_equality_expand(const svi_instance* in, const double* y, double* v);
 void svi_equality_project(svi_instance* in, const double* a, double* y);
 void             svi_pseudo_destroy(svi_pseudo_work* w);

@@ -52,6 +52,7 @@ static void vreport(svi_instance* in, const mjModel* m, int kind, const char* fm
   if (in->warned & kind) return;
   in->warned |= kind;
   vsnprintf(in->message, sizeof(in->message), fmt, ap);
+  if (in->quiet) return;   /* a problem rebuilt on request: the message goes to the caller */
   if (!m || !printed_for(m, kind)) mju_warning("%s", in->message);
 }
 
@@ -165,7 +166,7 @@ static svi_instance* make_instance(const mjModel* m, int id, const svi_config* c
   if (m->neq > 0) {   /* svi_equality.c's buffers, one block */
     size_t sm = (size_t)in->side_max, nn = (size_t)nv * nv;
     in->eqA = calloc(sm * nv + 2 * sm + 3 * nn + 3 * (size_t)nv + 1, sizeof(double));
-    in->eqmap = calloc(7 * (size_t)nv + 1, sizeof(int));
+    in->eqmap = calloc(8 * (size_t)nv + 1, sizeof(int));
     if (in->eqA && in->eqmap) {
       in->eqbeta = in->eqA + sm * nv;
       in->eqnrm = in->eqbeta + sm;
@@ -179,6 +180,7 @@ static svi_instance* make_instance(const mjModel* m, int id, const svi_config* c
       in->eqlab = in->eqid + nv;
       in->eqrows = in->eqlab + nv;
       in->eqcol = in->eqrows + nv;   /* 3 nv */
+      in->eqexact = in->eqcol + 3 * nv;
     }
   }
   if (!in->gof_root || !in->gblock || !in->tkey || !in->side || !in->side_eq || !in->Jside ||
@@ -354,6 +356,7 @@ static void plugin_copy(mjData* dest, const mjModel* m, const mjData* src, int i
   a->ntouch_next = b->ntouch_next;
   a->touch_next_valid = b->touch_next_valid;
   a->index_next = b->index_next;
+  a->counted_next = b->counted_next;
   a->pending = b->pending;
   a->pending_index = b->pending_index;
   a->pending_time = b->pending_time;
@@ -371,6 +374,7 @@ static void plugin_reset(const mjModel* m, double* state, void* data, int id) {
   in->has_once = 0;
   in->measure_pending = 0;
   in->pending = 0;
+  in->counted_next = 0;   /* the new episode's events are counted from index 0 */
   svi_log_clear(in);
   in->counters.resets++;
 }

@@ -207,7 +207,11 @@ static int from_model(const char* path, const char* key, problem* p) {
   svi_problem_def def;
   int* cidx = malloc(sizeof(int) * (size_t)svi_instance_config(in)->max_contacts);
   int nc = cidx ? svi_current_problem(sin, m, scratch, &def, cidx) : 0;
-  if (nc <= 0) { fprintf(stderr, "svi-sample: could not rebuild the impact problem\n"); return 0; }
+  if (nc <= 0) {
+    const char* why = sin ? svi_instance_message(sin) : "";
+    fprintf(stderr, "svi-sample: could not rebuild the impact problem%s%s\n", why[0] ? ": " : "", why);
+    return 0;
+  }
   memset(p, 0, sizeof(*p));
   const char* base = strrchr(path, '/');
   snprintf(p->name, sizeof(p->name), "%s", base ? base + 1 : path);

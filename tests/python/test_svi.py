@@ -308,6 +308,18 @@ class PluginFromPython(unittest.TestCase):
       imp.problem(0)
     with self.assertRaisesRegex(RuntimeError, "under equality constraints"):
       imp.approximate(0, samples=16)
+    # the same landing again from 2 cm higher at t = 0.25: each event's error names its own time
+    # (the scratch's message was the first rebuild's until the thirty-first session)
+    key = m.key("impact")
+    d.time, d.qpos[:], d.qvel[:] = 0.25, key.qpos + np.eye(m.nq)[2] * .02 + np.eye(m.nq)[9] * .02, key.qvel
+    while len(imp) == 1 and d.time < 0.4:
+      mujoco.mj_step(m, d)
+    self.assertEqual(len(imp), 2)
+    t = [imp.event(i).time for i in range(2)]
+    self.assertGreater(t[1], 0.25)
+    for i in (1, 0, 1):
+      with self.assertRaisesRegex(RuntimeError, f"at t = {t[i]:g} is under equality constraints"):
+        imp.problem(i)
 
   def test_model_without_plugin_has_no_instance(self):
     m = mujoco.MjModel.from_xml_string("<mujoco><worldbody/></mujoco>")
