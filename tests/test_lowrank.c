@@ -443,8 +443,9 @@ static void check_wrows(long long P) {
       invalid += !invariants_hold(&p, va, ke0, vapp, ia.accepted || st == SVI_OK);
       same += ia.accepted == ib.accepted && same_velocity(p.nv, va, vb, 1e-9);
     }
-    /* the rows formed on use against the whole W (b's, formed at set-up) */
-    if (!a->dense) {
+    /* the rows formed on use against the whole W (b's, formed at set-up), unless a sample formed
+     * a's whole W (w_full: its rows then hold the whole W's layout) */
+    if (!a->w_full) {
       int nb = a->nb, nc = a->nc, np = (nb - nc) / 2;
       for (int r = 0; r < nb; r++) {
         if (!a->w_row_ok[r]) continue;

@@ -1461,7 +1461,7 @@ static int lemke_solve(svi_lcp_work* w, int n, const svi_lcp_prepared* P, const 
     st = SVI_ERR_RESIDUAL;
   }
   info->status = st;
-  if (!o.regularize || st == SVI_ERR_MAXITER) { memset(z, 0, sizeof(double) * n); return st; }
+  if (!o.regularize) { memset(z, 0, sizeof(double) * n); return st; }
 
   /* regularised retry (Drake's SolveLcpLemkeRegularized): Lemke on M + alpha I, then iterative
    * refinement of its basis on the ORIGINAL problem.  Accepted only if the residual on the

@@ -233,6 +233,7 @@ int svi_ap_lemke(svi_impact* s, const svi_lcp_options* o, uint64_t key, svi_lcp_
   svi_lcp_options plain = *o;
   int cap = AP_PLAIN_PIVOTS * s->n_ap + 10;
   if (plain.max_iter <= 0 || plain.max_iter > cap) plain.max_iter = cap;
+  plain.regularize = 0;   /* its failures go to the random retries, which keep the regularised ones */
   int st = svi_impact_lemke(s, 0, s->q, NULL, NULL, NULL, &plain, s->z, li);
   *retries = *rejects = 0;
   for (int r = 1; st < 0 && r <= STEP_RETRIES; r++) {
