@@ -1004,6 +1004,18 @@ static int resolve_outcome(svi_instance* in, const mjModel* m, mjData* d, event_
   return !native;
 }
 
+/* An impact left to MuJoCo without an event record (more than max_contacts contacts, a sleeping
+ * body, a problem the law cannot take): counted in fallbacks once an impact.  MuJoCo's soft contact
+ * takes a few steps to stop the approach, and the impact is detected again in each of them: a step
+ * right after one that left an impact to MuJoCo (or the same step again, mj_forward) is the same
+ * impact.  A state restored to an earlier time counts again. */
+static void count_left(svi_instance* in, const mjModel* m, const mjData* d) {
+  if (in->preview) return;
+  double dt = d->time - in->left_time;
+  if (!(dt >= 0 && dt <= 1.5 * m->opt.timestep)) in->counters.fallbacks++;
+  in->left_time = d->time;
+}
+
 int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
   if (m->opt.integrator == mjINT_RK4 || m->nv == 0 || !in->imp) return 0;
   int napproach = 0;
@@ -1018,7 +1030,7 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
     return 0;
   }
   int nc = detect(in, m, d, &napproach);
-  if (nc == -2) in->counters.fallbacks += !in->preview;
+  if (nc == -2) count_left(in, m, d);
   if (nc <= 0 || in->suspend) return 0;
   uint64_t seed;
   svi_law law = event_law(in, index, &seed);
@@ -1050,7 +1062,7 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
   if (in->nside < 0) {
     svi_report(in, SVI_WARN_CONSTRAINT, "svi.impact: an impact at t = %g is left to MuJoCo: its bodies are under more "
                "than %d equality and limit rows", d->time, in->side_max);
-    in->counters.fallbacks += !in->preview;
+    count_left(in, m, d);
     return 0;
   }
   /* equality rows: the problem in coordinates that keep them (svi_equality.c) */
@@ -1070,7 +1082,7 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
                  "constraints move before the impact (a moving mocap body, or a soft constraint stretched: holding "
                  "them would take %.2g %% of the bodies' kinetic energy, beyond 0.1 %%)", d->time,
                  100 * removed / fmax(ke_ev, 1e-300));
-    in->counters.fallbacks += !in->preview;
+    count_left(in, m, d);
     return 0;
   }
   svi_problem_def p = {in->np, nc, nt, in->M, in->Jn, in->Jt, in->mu, in->ve};
@@ -1081,7 +1093,7 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
   in->whole_ready = in->ngroup == 1 && st == SVI_OK;
   if (st != SVI_OK) {
     svi_report(in, SVI_WARN_SETUP, "svi.impact: an impact at t = %g is left to MuJoCo: %s", d->time, err);
-    in->counters.fallbacks += !in->preview;
+    count_left(in, m, d);
     return 0;
   }
   if (in->whole_ready && svi_impact_tableau_only(in->imp)) {   /* minutes an event: left to MuJoCo */
@@ -1090,7 +1102,7 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
                "LCP of %d rows, beyond the exact solvers' reach (the dense Lemke's product form holds 1024 "
                "rows, the low-rank Lemke 64 dofs; the explicit tableau would take minutes an event; "
                "docs/usage.md, \"Cost\")", d->time, nc, in->np, svi_impact_lcp_rows(in->imp));
-    in->counters.fallbacks += !in->preview;
+    count_left(in, m, d);
     return 0;
   }
 

@@ -114,6 +114,8 @@ struct svi_instance {
   int        warned;            /* bit set of the messages already sent (one each) */
   int        quiet;             /* svi_current_problem: keep the message, print nothing */
   int        contactfull_seen;  /* d->warning[mjWARN_CONTACTFULL].number at the last compute */
+  double     left_time;         /* d->time of the last impact left to MuJoCo without an event
+                                   (count_left; -inf: none) */
   int        gapless_pairs;     /* some colliding geom pair has margin + gap < band (at init) */
   char       message[700];
 };

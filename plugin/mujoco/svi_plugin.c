@@ -126,6 +126,7 @@ static svi_instance* make_instance(const mjModel* m, int id, const svi_config* c
   in->nc_max = cfg->max_contacts;
   in->nstate = nstate_of(cfg);
   in->law_override = -1;
+  in->left_time = -INFINITY;
   int nv = m->nv, ncmax = in->nc_max;
   if (nv > 0) {
     in->imp = svi_impact_create(nv, ncmax, 2);
@@ -349,6 +350,7 @@ static void plugin_copy(mjData* dest, const mjModel* m, const mjData* src, int i
   a->pseudo_demoted = b->pseudo_demoted;
   a->warned = b->warned;
   a->contactfull_seen = b->contactfull_seen;
+  a->left_time = b->left_time;
   a->gapless_pairs = b->gapless_pairs;
   a->measure_pending = b->measure_pending;
   memcpy(a->message, b->message, sizeof(a->message));
@@ -375,6 +377,7 @@ static void plugin_reset(const mjModel* m, double* state, void* data, int id) {
   in->measure_pending = 0;
   in->pending = 0;
   in->counted_next = 0;   /* the new episode's events are counted from index 0 */
+  in->left_time = -INFINITY;
   svi_log_clear(in);
   in->counters.resets++;
 }
