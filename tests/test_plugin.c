@@ -488,15 +488,23 @@ typedef struct {
   double ke_model, ke_model_after, vminus[LAND_NV], vplus[LAND_NV], vn_core[SVI_EVENT_MAX_CONTACTS];
 } landing;
 
-static void land_scene(const char* name, const char* before, const char* lander, const char* after,
-                       const char* qpos, const char* qvel, int full, landing* out) {
+/* bodies (and equality constraints) on a floor, the plugin's defaults, key "impact" */
+static mjModel* floor_scene(const char* name, const char* geom_default, const char* bodies, const char* equality,
+                            const char* qpos, const char* qvel) {
   char xml[4096];
   snprintf(xml, sizeof(xml),
-           "<mujoco><option timestep='0.001'/>" PLUGIN("") "<default><geom gap='0.003' margin='0.003'/></default>"
-           "<worldbody><geom type='plane' size='5 5 .1'/>%s%s%s</worldbody>"
+           "<mujoco><option timestep='0.001'/>" PLUGIN("") "<default><geom gap='0.003' margin='0.003' %s/>"
+           "</default><worldbody><geom type='plane' size='5 5 .1'/>%s</worldbody><equality>%s</equality>"
            "<keyframe><key name='impact' qpos='%s' qvel='%s'/></keyframe></mujoco>",
-           before, lander, after, qpos, qvel);
-  mjModel* m = load(write_model(name, xml));
+           geom_default, bodies, equality, qpos, qvel);
+  return load(write_model(name, xml));
+}
+
+static void land_scene(const char* name, const char* before, const char* lander, const char* after,
+                       const char* qpos, const char* qvel, int full, landing* out) {
+  char bodies[4096];
+  snprintf(bodies, sizeof(bodies), "%s%s%s", before, lander, after);
+  mjModel* m = floor_scene(name, "", bodies, "", qpos, qvel);
   memset(out, 0, sizeof(*out));
   out->ev.ncontact = -1;
   out->ke_model = out->ke_model_after = NAN;
@@ -712,18 +720,6 @@ static void test_split_groups(void) {
  * outcome that respects them (a flap swinging away from its limit), or constraints on other
  * bodies, change nothing.  The first 10 steps (the landing's event); returns the events logged,
  * *fallbacks, the message into msg. */
-/* bodies (and equality constraints) on a floor, the plugin's defaults, key "impact" */
-static mjModel* floor_scene(const char* name, const char* geom_default, const char* bodies, const char* equality,
-                            const char* qpos, const char* qvel) {
-  char xml[4096];
-  snprintf(xml, sizeof(xml),
-           "<mujoco><option timestep='0.001'/>" PLUGIN("") "<default><geom gap='0.003' margin='0.003' %s/>"
-           "</default><worldbody><geom type='plane' size='5 5 .1'/>%s</worldbody><equality>%s</equality>"
-           "<keyframe><key name='impact' qpos='%s' qvel='%s'/></keyframe></mujoco>",
-           geom_default, bodies, equality, qpos, qvel);
-  return load(write_model(name, xml));
-}
-
 static int constrained_landing(const char* name, const char* bodies, const char* equality, const char* qpos,
                                const char* qvel, long long* fallbacks, char* msg, size_t nmsg) {
   mjModel* m = floor_scene(name, "", bodies, equality, qpos, qvel);

@@ -1065,7 +1065,7 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
 
 /* W and the norms, if setup skipped them (many contacts: O(nb^2 nv)) */
 static void dense_ready(svi_impact* s) {
-  if (s->dense || s->w_full) return;
+  if (s->w_full) return;   /* (dense: built at set-up) */
   build_delassus(s);
   if (!s->wrows) {   /* the low-rank solver's: (75)'s and (31)'s matrices for its tableau fallback */
     double ap = s->anorm_ap, routh = s->anorm_routh;

@@ -81,7 +81,8 @@ static double col_dot(const svi_instance* in, int c, const double* x, int stride
   return t;
 }
 
-int svi_equality_reduce(svi_instance* in, const mjModel* m, int nc, int nt, int ngroup, double* removed) {
+int svi_equality_reduce(svi_instance* in, const mjModel* m, int nc, int nt, int ngroup, double ke,
+                        double* removed) {
   int n = in->nve, ne = 0;
   *removed = 0;
   for (int i = 0; i < in->nside; i++) ne += in->side_eq[i];
@@ -152,13 +153,6 @@ int svi_equality_reduce(svi_instance* in, const mjModel* m, int nc, int nt, int 
   double *M = in->M, *MN = in->eqMN, *L = in->eqL;
   for (int i = 0; i < n; i++)
     for (int c = 0; c < nr; c++) MN[(size_t)i * nr + c] = col_dot(in, c, M + (size_t)i * n, 1);
-  double ke = 0;   /* the energy of v- before (removed: what the projection takes off) */
-  for (int i = 0; i < n; i++) {
-    double t = 0;
-    for (int k = 0; k < n; k++) t += M[(size_t)i * n + k] * in->ve[k];
-    ke += in->ve[i] * t;
-  }
-  ke *= 0.5;
   for (int a = 0; a < nr; a++)
     for (int b = 0; b <= a; b++) L[(size_t)a * nr + b] = L[(size_t)b * nr + a] = col_dot(in, a, MN + b, nr);
   for (int a = 0; a < nr; a++)
@@ -167,13 +161,7 @@ int svi_equality_reduce(svi_instance* in, const mjModel* m, int nc, int nt, int 
   in->np = nr;
   svi_equality_project(in, in->ve, x);   /* y- = M_r^-1 N^T M v- (eqexact's columns: v-'s own) */
   memcpy(in->ve, x, sizeof(double) * (size_t)nr);
-  double kr = 0;
-  for (int a = 0; a < nr; a++) {
-    double t = 0;
-    for (int b = 0; b < nr; b++) t += M[(size_t)a * nr + b] * x[b];
-    kr += x[a] * t;
-  }
-  *removed = ke - 0.5 * kr;
+  *removed = ke - svi_problem_energy(M, nr, x);   /* what the projection took off */
   /* J_r = J N, row by row in place (row k's output ends before row k + 1's input starts) */
   int rows[2] = {nc, nc * nt};
   double* J[2] = {in->Jn, in->Jt};

@@ -495,6 +495,13 @@ static int side_rows(svi_instance* in, const mjModel* m, const mjData* d) {
   return n;
 }
 
+/* The checks' velocity tolerance: 1e-6 of the largest pre-impact approach speed (in->vn) */
+static double approach_tol(const svi_instance* in, int nc) {
+  double vmax = 0;
+  for (int k = 0; k < nc; k++) vmax = fmax(vmax, -in->vn[k]);
+  return 1e-6 * vmax;
+}
+
 /* An outcome on the event's dofs: v itself, or N v (in->vphys) for a problem in the coordinates of
  * its equality constraints */
 static const double* physical(svi_instance* in, const double* v) {
@@ -509,9 +516,7 @@ static const double* physical(svi_instance* in, const double* v) {
  * check's tolerance); *u: that row's velocity after, *u0 before. */
 static int side_broken(const svi_instance* in, const mjData* d, int nc, const double* v, double* u, double* u0) {
   int nve = in->nve;
-  double vmax = 0;
-  for (int k = 0; k < nc; k++) vmax = fmax(vmax, -in->vn[k]);
-  double tol = 1e-6 * vmax;
+  double tol = approach_tol(in, nc);
   for (int i = 0; i < in->nside; i++) {
     const double *row = in->Jside + (size_t)i * nve, *r = in->Jside + (size_t)in->side_max * nve + 2 * i;
     double x = r[0];
@@ -677,8 +682,8 @@ static int whole_problem(svi_instance* in, int nc, int nt) {
 }
 
 /* 1/2 v^T M v for an n x n M (the event's, whose whole problem is not set up in an event of
- * several groups, or a group's) */
-static double problem_energy(const double* M, int n, const double* v) {
+ * several groups, a group's, or svi_equality.c's M_r) */
+double svi_problem_energy(const double* M, int n, const double* v) {
   double e = 0;
   for (int i = 0; i < n; i++) {
     const double* row = M + (size_t)i * n;
@@ -693,7 +698,7 @@ static double problem_energy(const double* M, int n, const double* v) {
  * outcome (M is block-diagonal by group), else the whole problem's */
 static double outcome_energy(svi_instance* in, int nc, int nt, const double* v) {
   if (groups_outcome(in)) return in->gke;
-  if (whole_problem(in, nc, nt) != SVI_OK) return problem_energy(in->M, in->np, v);
+  if (whole_problem(in, nc, nt) != SVI_OK) return svi_problem_energy(in->M, in->np, v);
   return svi_impact_kinetic_energy(in->imp, v);
 }
 
@@ -755,9 +760,7 @@ static int acceptable(svi_instance* in, int nc, int nt, int st, const double* v,
   int nv = in->np;   /* v and the rows J_n on the event's problem's coordinates */
   for (int i = 0; i < nv; i++) if (!isfinite(v[i])) return 0;
   if (outcome_energy(in, nc, nt, v) > ke0 * (1 + 1e-9) + 1e-300) return 0;
-  double vmax = 0;
-  for (int k = 0; k < nc; k++) vmax = fmax(vmax, -in->vn[k]);
-  double tol = 1e-6 * vmax;
+  double tol = approach_tol(in, nc);
   for (int k = 0; k < nc; k++) {
     double vn = 0;
     for (int j = 0; j < nv; j++) vn += in->Jn[(size_t)k * nv + j] * v[j];
@@ -864,7 +867,7 @@ static int pseudo_groups(svi_instance* in, double* vplus, int nc, int nt) {
     int st = svi_impact_setup(s, &def, NULL, 0);
     in->whole_ready = 0;
     if (st != SVI_OK) {   /* sample_groups set it up for this outcome; keeps nothing */
-      if (own) in->gke += problem_energy(in->gM, nvg, in->gout);
+      if (own) in->gke += svi_problem_energy(in->gM, nvg, in->gout);
       continue;
     }
     gather(in->ae, in->gvmap, nvg, in->gae);
@@ -1066,12 +1069,12 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
     return 0;
   }
   /* equality rows: the problem in coordinates that keep them (svi_equality.c) */
-  double ke_ev = problem_energy(in->M, nve, in->ve), removed = 0;
+  double ke_ev = svi_problem_energy(in->M, nve, in->ve), removed = 0;
   in->np = nve;
   /* several groups under the set-valued law: each is set up (and checked) as its own problem by
    * sample_groups, and the whole event only where a fallback or the pseudo-impulse needs it */
   in->ngroup = in->cfg.split && law == SVI_LAW_SETVALUED ? svi_events_groups(in, m, d, nc) : 1;
-  int red = in->eqA ? svi_equality_reduce(in, m, nc, nt, in->ngroup, &removed) : 0;
+  int red = in->eqA ? svi_equality_reduce(in, m, nc, nt, in->ngroup, ke_ev, &removed) : 0;
   in->eq_reduced = red > 0;
   if (red < 0 || removed > 1e-3 * ke_ev) {
     if (red < 0)
@@ -1107,7 +1110,7 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
   }
 
   /* the check's energy is the event's dofs'; the record's the model's, the rest's part unchanged */
-  double ke0 = in->whole_ready ? svi_impact_kinetic_energy(in->imp, in->ve) : problem_energy(in->M, in->np, in->ve);
+  double ke0 = in->whole_ready ? svi_impact_kinetic_energy(in->imp, in->ve) : svi_problem_energy(in->M, in->np, in->ve);
   event_ctx e = {law, index, nc, nt, napproach, 0, ke0, model_energy(in, m, d), in->eq_reduced ? removed : 0};
   /* svi_event_preview_many: the seeds before the last one, each as its own preview would resolve
    * it (d keeps v- for the next) */

@@ -163,10 +163,14 @@ svi_pseudo_work* svi_pseudo_create(int nv, int nc_max);
 /* svi_equality.c: the event's problem (in->M, Jn, Jt, ve on its nve dofs) in coordinates y that
  * satisfy its equality rows (in->side, side_eq, Jside), group by group (ngroup groups in in->gdof,
  * relabelled for the new coordinates; a group without equality rows keeps its dofs, bit for bit):
- * in place, in->np set, *removed the kinetic energy the projection of v- takes off.  Returns 1 if reduced, 0 if there are no equality rows,
+ * in place, in->np set, *removed the kinetic energy the projection of v- takes off (ke: v-'s, on
+ * the event's dofs).  Returns 1 if reduced, 0 if there are no equality rows,
  * -1 if they leave no motion or M_r is not positive definite.  expand: v = N y (nve values);
  * project: y = M_r^-1 N^T M a for a generalised acceleration a on the event's dofs (y may be a). */
-int  svi_equality_reduce(svi_instance* in, const mjModel* m, int nc, int nt, int ngroup, double* removed);
+int  svi_equality_reduce(svi_instance* in, const mjModel* m, int nc, int nt, int ngroup, double ke,
+                         double* removed);
+/* svi_events.c: 1/2 v^T M v for an n x n M */
+double svi_problem_energy(const double* M, int n, const double* v);
 void svi_equality_expand(const svi_instance* in, const double* y, double* v);
 void svi_equality_project(svi_instance* in, const double* a, double* y);
 void             svi_pseudo_destroy(svi_pseudo_work* w);
