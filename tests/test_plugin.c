@@ -894,6 +894,59 @@ static void test_unmodelled_constraints(void) {
   CHECK(n == 1 && fb == 0, "a flap landing away from its limits: %d events, %lld fallbacks ('%s')", n, fb, msg);
 }
 
+/* Algorithm 2 on an event under a joint limit MuJoCo holds active (svi_event_approximate): a sample
+ * that closes the limit is one mj_step would leave to MuJoCo, so it is not in the set, and counted
+ * (until the thirty-second session every one was accepted).  The flap of FLAP at its upper limit
+ * (range -90 0, q = 0): its hinge velocity (dof 6) above the check's tolerance (1e-6 of the 1 m/s
+ * approach) closes it; at its lower limit (range 0 90) the same landing opens it. */
+static void approximate_flap(const char* name, const char* range, double dir, long long* refused, long long* accepted,
+                             long long* others, int* closing, int* mismatch) {
+  enum { N = 256 };
+  char bodies[1024];
+  snprintf(bodies, sizeof(bodies), FLAP("%s"), range);
+  mjModel* m = floor_scene(name, "friction='0.6'", bodies, "", "0 0 .0505 1 0 0 0  0", ".2 0 -1 0 0 0  0");
+  *refused = *accepted = *others = -1;
+  *closing = *mismatch = -1;
+  if (!m) return;
+  mjData* d = mj_makeData(m);
+  mjData* s = mj_makeData(m);
+  double* qv = malloc(sizeof(double) * N * (size_t)m->nv);
+  unsigned char acc[N];
+  svi_approx_stats st;
+  start(m, d);
+  svi_instance* in = svi_instance_of(m, d);
+  run_to_event(m, d, 1, 0.1);
+  if (qv && m->nv == 7 && svi_event_count(in) > 0 && svi_event_approximate(in, m, s, 0, N, 1, 3, qv, acc, &st) == SVI_OK) {
+    *refused = st.limit_refused;
+    *accepted = st.accepted;
+    *others = st.colliding + st.rejected;
+    *closing = *mismatch = 0;
+    for (int k = 0; k < N; k++) {
+      int closes = dir * qv[(size_t)k * 7 + 6] > 1e-6;   /* dir: +1 at the upper limit, -1 at the lower */
+      *closing += closes;
+      *mismatch += closes == acc[k];   /* accepted exactly when it does not close the limit */
+    }
+  }
+  free(qv);
+  mj_deleteData(s);
+  mj_deleteData(d);
+  mj_deleteModel(m);
+}
+
+static void test_approximate_limits(void) {
+  long long refused, accepted, others;
+  int closing, mismatch;
+  approximate_flap("approx_limit_into", "-90 0", 1, &refused, &accepted, &others, &closing, &mismatch);
+  CHECK(others == 0 && closing > 0 && refused == closing && accepted == 256 - refused && mismatch == 0,
+        "Algorithm 2 under an active joint limit: %lld of 256 samples refused for closing it (%d close it by the "
+        "hinge's velocity), %lld accepted, %lld not accepted otherwise, %d flags that disagree", refused, closing,
+        accepted, others, mismatch);
+  approximate_flap("approx_limit_away", "0 90", -1, &refused, &accepted, &others, &closing, &mismatch);
+  CHECK(others == 0 && closing == 0 && refused == 0 && accepted == 256 && mismatch == 0,
+        "Algorithm 2 under a joint limit the landing opens: %lld refused, %lld accepted, %d flags that disagree, "
+        "%d samples close it", refused, accepted, mismatch, closing);
+}
+
 static void test_unrelated_rest(void) {
   svi_event alone, among, on;
   land_event("land_alone", "", "0 0 .0501 1 0 0 0", "0 0 -1 0 0 0", &alone);
@@ -1422,6 +1475,7 @@ int main(int argc, char** argv) {
   test_split_groups();
   test_unmodelled_constraints();
   test_equality_energy();
+  test_approximate_limits();
   test_event_dofs();
   test_pseudo_impulse();
   test_pseudo_demotion();

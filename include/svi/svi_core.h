@@ -302,6 +302,9 @@ typedef struct {
   long long samples, accepted, finished_by_ap, failed, lcps;
   long long colliding;       /* not accepted: still approaching after N steps and the final step */
   long long rejected;        /* not accepted: failed the outcome checks on every attempt */
+  long long limit_refused;   /* not accepted: would close a joint or tendon limit MuJoCo holds active,
+                                which mj_step leaves to MuJoCo (svi_event_approximate and svi-sample
+                                --model only; 0 from svi_approximate) */
   long long lcp_rejects, step_retries, sample_retries;   /* sums of svi_sample_info's counters */
   double    psi, eps, h;
   double    max_residual;

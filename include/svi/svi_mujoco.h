@@ -203,7 +203,9 @@ int svi_event_preview_many(svi_instance* in, const mjModel* m, mjData* scratch, 
  * outcomes do not depend on it).  qvel_out: samples x nv, the model's post-impact qvel (the
  * dofs outside the event keep their velocity); accepted (samples flags, may be NULL): 1 = in the
  * set; stats may be NULL.  Not any seed's resample: another sampler of the same law (Algorithm 2,
- * with the per-event pattern maps).  Returns 0 or a negative svi_status; SVI_ERR_ARG when event
+ * with the per-event pattern maps).  A sample that would close a joint or tendon limit MuJoCo holds
+ * active is not accepted (mj_step would leave it to MuJoCo: svi_limits_refuse), counted in
+ * stats->limit_refused.  Returns 0 or a negative svi_status; SVI_ERR_ARG when event
  * i is not in the log or does not recur on scratch. */
 int svi_event_approximate(svi_instance* in, const mjModel* m, mjData* scratch, int i, long long samples,
                           int threads, uint64_t seed, double* qvel_out, unsigned char* accepted,
@@ -230,6 +232,23 @@ int svi_current_problem(svi_instance* in, const mjModel* m, mjData* d, svi_probl
  * not in tree order.  For svi_approximate_groups. */
 int svi_current_groups(svi_instance* in, const mjModel* m, const mjData* d, int nc, int* dof_group,
                        int* contact_group, uint64_t* key);
+
+/* The joint and tendon limits MuJoCo holds active on the problem svi_current_problem last returned
+ * for in (nc contacts).  The law has no rows for them, and mj_step leaves to MuJoCo an outcome
+ * that closes one (docs/usage.md, "Joint and tendon limits"); Algorithm 2's samples of the same
+ * problem pass the same check through svi_limits_refuse.  Up to max rows on the model's nv dofs
+ * into rows (max x nv, zero off the event's dofs), each row's velocity from the dofs off the event
+ * (which the impact leaves as they are) into off (max), the check's tolerance (m/s: 1e-6 of the
+ * largest approach speed) into *tol (may be NULL).  Returns the number of limit rows, all of them
+ * (max = 0 and NULL buffers: only the count). */
+int svi_current_limits(const svi_instance* in, int nc, int nv, int max, double* rows, double* off, double* tol);
+
+/* n outcomes (qvel: n x nv) against nlim limit rows of svi_current_limits: an outcome whose row
+ * velocity off + row . v is below -tol (or not a number) would close that limit.  Each such outcome
+ * with accepted[k] set (accepted NULL: every outcome) is counted and its flag cleared.  Returns
+ * the count. */
+long long svi_limits_refuse(int nlim, int nv, const double* rows, const double* off, double tol, long long n,
+                            const double* qvel, unsigned char* accepted);
 
 /* The impact problem of event i, rebuilt from its snapshot on scratch (svi_current_problem of
  * the loaded state); returns the number of contacts, 0 on failure. */

@@ -549,6 +549,7 @@ int svi_events_problem(svi_instance* in, const mjModel* m, mjData* d, svi_proble
   int nc = detect(in, m, d, napproach);
   if (nc <= 0) return 0;
   int ns = side_rows(in, m, d), eq = ns < 0;
+  in->nside = ns < 0 ? 0 : ns;   /* svi_current_limits reads them */
   for (int i = 0; i < ns; i++) eq |= in->side_eq[i];
   if (eq) {   /* the law runs in the constraints' coordinates (svi_equality.c), not on these dofs */
     svi_report(in, SVI_WARN_CONSTRAINT, "svi.impact: the impact problem at t = %g is under equality constraints; its "
@@ -561,6 +562,44 @@ int svi_events_problem(svi_instance* in, const mjModel* m, mjData* d, svi_proble
   svi_problem_def p = {m->nv, nc, nt, in->M, in->Jn, in->Jt, in->mu, d->qvel};
   *def = p;
   return nc;
+}
+
+int svi_current_limits(const svi_instance* in, int nc, int nv, int max, double* rows, double* off, double* tol) {
+  if (!in || nc <= 0) return 0;
+  int n = 0, nve = in->nve;
+  for (int i = 0; i < in->nside; i++) {
+    if (in->side_eq[i]) continue;   /* not expected: equality rows refuse the problem */
+    if (n < max && rows && off) {
+      const double *row = in->Jside + (size_t)i * nve, *r = in->Jside + (size_t)in->side_max * nve + 2 * i;
+      double* full = rows + (size_t)n * nv;
+      memset(full, 0, sizeof(double) * (size_t)nv);
+      for (int j = 0; j < nve; j++) full[in->edof[j]] = row[j];
+      off[n] = r[0];
+    }
+    n++;
+  }
+  if (tol) *tol = approach_tol(in, nc);
+  return n;
+}
+
+long long svi_limits_refuse(int nlim, int nv, const double* rows, const double* off, double tol, long long n,
+                            const double* qvel, unsigned char* accepted) {
+  long long refused = 0;
+  for (long long k = 0; k < n; k++) {
+    if (accepted && !accepted[k]) continue;
+    const double* v = qvel + (size_t)k * (size_t)nv;
+    int broken = 0;
+    for (int i = 0; i < nlim && !broken; i++) {   /* side_broken's test of a limit row */
+      double x = off[i];
+      const double* row = rows + (size_t)i * nv;
+      for (int j = 0; j < nv; j++) x += row[j] * v[j];
+      broken = !(x >= -tol);
+    }
+    if (!broken) continue;
+    refused++;
+    if (accepted) accepted[k] = 0;
+  }
+  return refused;
 }
 
 /* sequential law order: the fastest-approaching contact first */

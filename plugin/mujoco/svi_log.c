@@ -210,9 +210,16 @@ int svi_event_approximate(svi_instance* in, const mjModel* m, mjData* scratch, i
   int nc = svi_event_problem(in, m, scratch, i, &def);
   if (nc <= 0) return SVI_ERR_ARG;
   svi_instance* sin = svi_instance_of(m, scratch);
+  int nl = svi_current_limits(sin, nc, m->nv, 0, NULL, NULL, NULL);
   int* dg = malloc(sizeof(int) * ((size_t)m->nv + (size_t)nc + 1));
   uint64_t* key = malloc(sizeof(uint64_t) * ((size_t)m->ntree + 1));
-  if (!dg || !key) { free(dg); free(key); return SVI_ERR_NOMEM; }
+  double* lim = nl > 0 ? malloc(sizeof(double) * (size_t)nl * ((size_t)m->nv + 1)) : NULL;
+  unsigned char* acc = accepted || nl == 0 ? accepted : malloc((size_t)samples);   /* the limits need the flags */
+  if (!dg || !key || (nl > 0 && (!lim || !acc))) {
+    free(dg); free(key); free(lim);
+    if (acc != accepted) free(acc);
+    return SVI_ERR_NOMEM;
+  }
   int ng = svi_current_groups(sin, m, scratch, nc, dg, dg + m->nv, key);
   const svi_config* cfg = &in->cfg;
   svi_approx_config ac = svi_approx_default_config();
@@ -223,11 +230,19 @@ int svi_event_approximate(svi_instance* in, const mjModel* m, mjData* scratch, i
   ac.routh.max_steps = cfg->max_steps;
   ac.routh.branch = cfg->branch;
   ac.routh.seed = seed;
-  svi_approx_stats local;
-  int st = svi_approximate_groups(&def, &ac, ng, dg, dg + m->nv, key, qvel_out, accepted, NULL,
-                                  stats ? stats : &local);   /* Sobol where each fits, as svi-sample */
+  svi_approx_stats local, *out = stats ? stats : &local;
+  int st = svi_approximate_groups(&def, &ac, ng, dg, dg + m->nv, key, qvel_out, acc, NULL,
+                                  out);   /* Sobol where each fits, as svi-sample */
+  if (st >= 0 && nl > 0) {   /* mj_step's check: an outcome that closes an active limit is MuJoCo's */
+    double tol;
+    svi_current_limits(sin, nc, m->nv, nl, lim, lim + (size_t)nl * m->nv, &tol);
+    out->limit_refused = svi_limits_refuse(nl, m->nv, lim, lim + (size_t)nl * m->nv, tol, samples, qvel_out, acc);
+    out->accepted -= out->limit_refused;
+  }
   free(dg);
   free(key);
+  free(lim);
+  if (acc != accepted) free(acc);
   return st;
 }
 

@@ -134,6 +134,8 @@ typedef struct {
   int    ngroup;        /* a model's event under split = groups: its groups (svi_current_groups) */
   int*   group;         /* nv dofs' then nc contacts' groups (NULL for one group) */
   uint64_t* gkey;       /* each group's key */
+  int    nlim;          /* a model's event: the joint and tendon limits MuJoCo holds active */
+  double *lim, lim_tol; /* their rows (nlim x nv), then their velocities off the event (svi_current_limits) */
 } problem;
 
 static double* dup(const double* x, size_t n) {
@@ -213,6 +215,12 @@ static int from_model(const char* path, const char* key, problem* p) {
     return 0;
   }
   memset(p, 0, sizeof(*p));
+  p->nlim = svi_current_limits(sin, nc, def.nv, 0, NULL, NULL, NULL);
+  p->lim = p->nlim > 0 ? malloc(sizeof(double) * (size_t)p->nlim * ((size_t)def.nv + 1)) : NULL;
+  if (p->lim)
+    svi_current_limits(sin, nc, def.nv, p->nlim, p->lim, p->lim + (size_t)p->nlim * def.nv, &p->lim_tol);
+  else
+    p->nlim = 0;
   const char* base = strrchr(path, '/');
   snprintf(p->name, sizeof(p->name), "%s", base ? base + 1 : path);
   char* dot = strrchr(p->name, '.');
@@ -545,7 +553,7 @@ int main(int argc, char** argv) {
   if ((o.law >= 0 ? o.law : pb.law) == SVI_LAW_PROPAGATIVE) {
     int prc = run_propagative(&o, &pb, s, &def);
     free(pb.M); free(pb.Jn); free(pb.Jt); free(pb.mu); free(pb.v); free(pb.cname); free(pb.native_vn);
-    free(pb.native_v); free(pb.group); free(pb.gkey);
+    free(pb.native_v); free(pb.group); free(pb.gkey); free(pb.lim);
     svi_impact_destroy(s);
     return prc;
   }
@@ -575,6 +583,10 @@ int main(int argc, char** argv) {
   int rc = svi_approximate_groups(&def, &cfg, pb.ngroup, pb.group, pb.group ? pb.group + pb.nv : NULL, pb.gkey, V, acc,
                                   lcps, &st);
   if (rc < 0) { fprintf(stderr, "svi-sample: %s\n", svi_status_string(rc)); return 1; }
+  if (pb.nlim > 0) {   /* mj_step's check: an outcome that closes an active limit is left to MuJoCo */
+    st.limit_refused = svi_limits_refuse(pb.nlim, nv, pb.lim, pb.lim + (size_t)pb.nlim * nv, pb.lim_tol, M, V, acc);
+    st.accepted -= st.limit_refused;
+  }
 
   print_problem(&pb, s, &def, vn0);
   printf("  Routh step h = %.4g N s (%.3g x reference impulse %.4g N s), N = %d, eps = %.3g m/s, psi = %.4g\n",
@@ -591,9 +603,15 @@ int main(int argc, char** argv) {
   printf("  %lld samples (%s budgets%s), branch %s, seed %llu\n", M,
          cfg.routh.budget == SVI_BUDGET_SOBOL ? "Sobol" : "uniform", why, brn[cfg.routh.branch], o.seed);
   printf("  accepted %lld / %lld (%.2f%%), failed %lld", st.accepted, M, 100.0 * st.accepted / M, st.failed);
-  if (st.colliding || st.rejected)   /* why the others are not in the set (Algorithm 2's C(q0) removal) */
-    printf("; not accepted: %lld still colliding after N + 1 steps, %lld failed the outcome checks",
-           st.colliding, st.rejected);
+  if (st.colliding || st.rejected || st.limit_refused) {   /* why the others are not in the set */
+    printf("; not accepted:");
+    if (st.colliding || st.rejected)   /* Algorithm 2's C(q0) removal */
+      printf(" %lld still colliding after N + 1 steps, %lld failed the outcome checks%s", st.colliding,
+             st.rejected, st.limit_refused ? "," : "");
+    if (st.limit_refused)
+      printf(" %lld would close a joint or tendon limit MuJoCo holds active (%d at this impact), which mj_step "
+             "leaves to MuJoCo", st.limit_refused, pb.nlim);
+  }
   printf("\n");
   printf("  LCPs/sample %.3f, wall %.3f s = %.3f us/sample (all threads), max LCP residual %.2e\n",
          (double)st.lcps / M, st.wall_seconds, st.wall_seconds / (double)M * 1e6, st.max_residual);
@@ -755,7 +773,7 @@ int main(int argc, char** argv) {
   }
   free(V); free(acc); free(lcps); free(vn); free(vn0); free(cls); free(cc); free(ap); free(vseq_all);
   free(pb.M); free(pb.Jn); free(pb.Jt); free(pb.mu); free(pb.v); free(pb.cname); free(pb.native_vn);
-  free(pb.native_v); free(pb.group); free(pb.gkey); free(vt);
+  free(pb.native_v); free(pb.group); free(pb.gkey); free(pb.lim); free(vt);
   svi_impact_destroy(s);
   return rc < 0 ? 1 : 0;
 }

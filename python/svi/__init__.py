@@ -80,8 +80,8 @@ class _Counters(ctypes.Structure):
 
 class _ApproxStats(ctypes.Structure):
   _fields_ = [(name, ctypes.c_longlong) for name in (
-      "samples", "accepted", "finished_by_ap", "failed", "lcps", "colliding", "rejected", "lcp_rejects",
-      "step_retries", "sample_retries")] + [(name, ctypes.c_double) for name in (
+      "samples", "accepted", "finished_by_ap", "failed", "lcps", "colliding", "rejected", "limit_refused",
+      "lcp_rejects", "step_retries", "sample_retries")] + [(name, ctypes.c_double) for name in (
       "psi", "eps", "h", "max_residual", "max_energy_ratio", "wall_seconds")]
 
 
@@ -448,7 +448,9 @@ class Impacts:
     of the set-valued law with the instance's step, max_steps and branch rule, Sobol budgets, on
     `threads` threads (0: one per core; the outcomes do not depend on it); seed None is the
     event's own.  Another sampler than resample/preview (the same law, the per-event pattern maps):
-    use it for the set, and preview/outcomes for what a given seed does in the simulation."""
+    use it for the set, and preview/outcomes for what a given seed does in the simulation.  A sample
+    that closes a joint or tendon limit MuJoCo holds active is not accepted (mj_step leaves such an
+    outcome to MuJoCo), counted in stats["limit_refused"]."""
     i = self._index(i)
     samples = _count(samples, "samples", 1)
     threads = _count(threads, "threads", 0)

@@ -24,6 +24,18 @@ def start(m, d, key="impact"):
   mujoco.mj_resetDataKeyframe(m, d, m.key(key).id)
 
 
+def first_event(xml):
+  """A model from xml, started at its 'impact' keyframe and stepped to its first event (at most 50 ms):
+  (m, d, its Impacts)."""
+  m = mujoco.MjModel.from_xml_string(xml)
+  d = mujoco.MjData(m)
+  start(m, d)
+  imp = svi.Impacts(m, d)
+  while len(imp) == 0 and d.time < 0.05:
+    mujoco.mj_step(m, d)
+  return m, d, imp
+
+
 class PluginFromPython(unittest.TestCase):
 
   @classmethod
@@ -287,12 +299,7 @@ class PluginFromPython(unittest.TestCase):
            "conaffinity='0'/></body></worldbody><equality><weld body1='a' body2='b'/></equality>"
            "<keyframe><key name='impact' qpos='0 0 .0505 1 0 0 0  .2 0 .3505 1 0 0 0' "
            "qvel='.1 0 -1 0 .3 0  .19 0 -1.06 0 .3 0'/></keyframe></mujoco>")
-    m = mujoco.MjModel.from_xml_string(xml)
-    d = mujoco.MjData(m)
-    start(m, d)
-    imp = svi.Impacts(m, d)
-    while len(imp) == 0 and d.time < 0.05:
-      mujoco.mj_step(m, d)
+    m, d, imp = first_event(xml)
     self.assertEqual(len(imp), 1)
     o = imp.outcomes(0, seeds=range(50))
     self.assertGreater(len(set(o.contact_class)), 1)
@@ -320,6 +327,39 @@ class PluginFromPython(unittest.TestCase):
     for i in (1, 0, 1):
       with self.assertRaisesRegex(RuntimeError, f"at t = {t[i]:g} is under equality constraints"):
         imp.problem(i)
+
+  def test_approximate_under_an_active_limit(self):
+    """A box landing tilted on an edge with a rod hinged on top, at its upper limit (range -60 0,
+    q = 0) and turning away from it at 8.435 rad/s: the impact leaves the rod at -0.02 to +0.003
+    rad/s, so some outcomes close the limit and some do not.  mj_step leaves the ones that close it
+    to MuJoCo; Algorithm 2's set (Impacts.approximate) does not hold them either (until the
+    thirty-second session it did), and counts them in stats["limit_refused"]."""
+    th = 0.2
+    z = 0.1 * np.sin(th) + 0.05 * np.cos(th) + 0.0005
+    xml = ("<mujoco><option timestep='0.001'/><extension><plugin plugin='svi.impact'><instance name='s'/>"
+           "</plugin></extension><default><geom friction='0.3'/></default>"
+           "<worldbody><geom type='plane' size='5 5 .1'/>"
+           "<body name='f' pos='0 0 .5'><freejoint/><geom type='box' size='.1 .1 .05' mass='1'/>"
+           "<body pos='.1 0 .05'><joint name='hinge' type='hinge' axis='0 1 0' range='-60 0' margin='.01'/>"
+           "<geom type='capsule' fromto='0 0 0 0 0 .15' size='.01' mass='.3' contype='0' conaffinity='0'/>"
+           f"</body></body></worldbody><keyframe><key name='impact' qpos='0 0 {z} {np.cos(th / 2)} 0 "
+           f"{np.sin(th / 2)} 0 0' qvel='.3 0 -1 0 -3 0 -8.435'/></keyframe></mujoco>")
+    m, d, imp = first_event(xml)
+    self.assertEqual(len(imp), 1)
+    a = imp.approximate(0, samples=2048)
+    closes = a.qvel[:, 6] > 1e-6   # the rod turning into its upper limit (1e-6 of the 1 m/s approach)
+    self.assertGreater(closes.sum(), 0)
+    self.assertLess(closes.sum(), 2048)
+    self.assertFalse(np.any(a.accepted & closes))
+    self.assertEqual(a.stats["limit_refused"], closes.sum())
+    self.assertEqual(a.stats["accepted"], a.accepted.sum())
+    self.assertEqual(a.accepted.sum(), 2048 - closes.sum())
+    # mj_step per seed: the outcomes it keeps open the limit, the others it leaves to MuJoCo
+    o = imp.outcomes(0, seeds=range(100))
+    kept = o.fallback == 0
+    self.assertGreater(kept.sum(), 0)
+    self.assertLess(kept.sum(), 100)
+    self.assertLessEqual(o.qvel[kept, 6].max(), 1e-6)
 
   def test_model_without_plugin_has_no_instance(self):
     m = mujoco.MjModel.from_xml_string("<mujoco><worldbody/></mujoco>")
