@@ -397,6 +397,14 @@ static int cmp_class(const void* a, const void* b) {
   return x < y ? 1 : x > y ? -1 : 0;
 }
 
+/* 1 if the outcome v (the model's dofs) closes a joint or tendon limit MuJoCo holds active at the
+ * model's impact: mj_step leaves such an outcome to MuJoCo (svi_limits_refuse) */
+static int closes_limit(const problem* pb, const double* v) {
+  return pb->nlim > 0 &&
+         svi_limits_refuse(pb->nlim, pb->nv, pb->lim, pb->lim + (size_t)pb->nlim * pb->nv, pb->lim_tol, 1, v, NULL) > 0;
+}
+static const char* const kClosesLimit = "  [closes an active limit: mj_step leaves it to MuJoCo]";
+
 static void print_vn(const double* vn, int nc) {
   printf("(");
   for (int i = 0; i < nc && i < 8; i++) printf("%s%.4f", i ? ", " : "", vn[i]);
@@ -527,6 +535,7 @@ static int run_propagative(const options* o, problem* pb, svi_impact* s, const s
 }
 
 int main(int argc, char** argv) {
+  setvbuf(stdout, NULL, _IOLBF, 0);   /* whole lines between the plugin's warnings on stderr (a pipe of both) */
   options o;
   if (!parse(argc, argv, &o)) return 2;
   if (o.list) {
@@ -633,6 +642,7 @@ int main(int argc, char** argv) {
       printf("    %-6s %6.2f%%  %s\n", cc[k].cls, 100.0 * cc[k].count / fmax(st.accepted, 1), desc);
     }
     if (ncls > 12) printf("    ... %d more classes\n", ncls - 12);
+    if (ncls == 0) printf("    (no sample accepted)\n");
   }
 
   /* comparison laws */
@@ -643,13 +653,16 @@ int main(int argc, char** argv) {
   if (nap > 64) nap = 64;
   printf("  Anitescu-Potra (31): %d distinct solution(s)\n", nap);
   svi_plot_pt ap_pts[64], seq_pts[8], native_pt;
+  int ap_closes = 0;
   for (int k = 0; k < nap; k++) {
     svi_impact_normal_velocity(s, ap + k * nv, vn);
     svi_classify(s, ap + k * nv, cls);
     describe(&pb, cls, desc, sizeof(desc));
     printf("    %-6s J_n v+ = ", nc < MAX_CLS ? cls : "");
     print_vn(vn, nc);
-    printf("  %s\n", desc);
+    int closes = closes_limit(&pb, ap + k * nv);
+    ap_closes += closes;
+    printf("  %s%s\n", desc, closes ? kClosesLimit : "");
     ap_pts[k] = plot_point(&pb, s, ap + k * nv, vn, vt);
   }
   /* sequential single-contact impacts in every order (all nc! up to 7 contacts, then a seeded
@@ -672,18 +685,20 @@ int main(int argc, char** argv) {
     svi_impact_normal_velocity(s, vs, vn);
     svi_classify(s, vs, cls);
     describe(&pb, cls, desc, sizeof(desc));
+    int closes = closes_limit(&pb, vs);
     if (f < 12) {
       printf("    %-6s J_n v+ = ", nc < MAX_CLS ? cls : "");
       print_vn(vn, nc);
-      printf("  %s\n", desc);
+      printf("  %s%s\n", desc, closes ? kClosesLimit : "");
     }
     if (f < nseq_plot) {
       seq_pts[f] = plot_point(&pb, s, vs, vn, vt);
       legend_label(&pb, cls, label, sizeof(label));
-      snprintf(seq_label[f], sizeof(seq_label[f]), "Sequential: %.200s", label);
+      snprintf(seq_label[f], sizeof(seq_label[f]), "Sequential: %.200s%s", label, closes ? " (closes a limit)" : "");
       for (int g = 0; g < f; g++)   /* two outcomes of one class: tell the legend entries apart */
         if (!strcmp(seq_label[g], seq_label[f])) {
-          snprintf(seq_label[f], sizeof(seq_label[f]), "Sequential %d: %.200s", f + 1, label);
+          snprintf(seq_label[f], sizeof(seq_label[f]), "Sequential %d: %.200s%s", f + 1, label,
+                   closes ? " (closes a limit)" : "");
           break;
         }
     }
@@ -756,16 +771,19 @@ int main(int argc, char** argv) {
                                  {0.5, 0.5, 0.1}, {0.8, 0.4, 0.6}};
     svi_plot_series ser[10];
     int nser = 0;
-    ser[nser++] = (svi_plot_series){"Anitescu-Potra (simultaneous)", 0.1, 0.3, 0.9, 1, ap_pts, nap};
+    ser[nser++] = (svi_plot_series){ap_closes ? "Anitescu-Potra (simultaneous; closes a limit)"
+                                              : "Anitescu-Potra (simultaneous)", 0.1, 0.3, 0.9, 1, ap_pts, nap};
     for (int f = 0; f < nseq_plot; f++)
       ser[nser++] = (svi_plot_series){seq_label[f], seqcol[f][0], seqcol[f][1], seqcol[f][2],
                                       f == 0 ? 2 : 3, &seq_pts[f], 1};
     if (pb.has_native)
       ser[nser++] = (svi_plot_series){"Native MuJoCo (same state)", 0.1, 0.6, 0.3, 4, &native_pt, 1};
-    char xl[80], yl[80], footer[200];
+    char xl[80], yl[80], footer[240], refused[80] = "";
     axis_labels(&pb, xl, yl, sizeof(xl));
-    snprintf(footer, sizeof(footer), "%lld samples (Algorithm 2), h = %.3g N s, N = %d, %.2f LCPs/sample, seed %llu",
-             st.accepted, st.h, cfg.routh.max_steps, (double)st.lcps / M, o.seed);
+    if (st.limit_refused)
+      snprintf(refused, sizeof(refused), "; %lld more close an active limit, not drawn", st.limit_refused);
+    snprintf(footer, sizeof(footer), "%lld samples (Algorithm 2%s), h = %.3g N s, N = %d, %.2f LCPs/sample, seed %llu",
+             st.accepted, refused, st.h, cfg.routh.max_steps, (double)st.lcps / M, o.seed);
     svi_plot_spec spec = {pb.title, xl, yl, 0, 0, cloud, ncloud, path, npath, &pre, 1, ser, nser, footer};
     if (svi_plot_normal_plane(plotname, &spec) == 0) printf("  wrote %s\n", plotname);
     else rc = -1;

@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   const char *path = NULL, *csv = NULL, *key = NULL, *tool = "svi-sim";
   double T = 2;
   int law = -1, quiet = 0, has_seed = 0;
+  setvbuf(stdout, NULL, _IOLBF, 0);   /* whole lines between the plugin's warnings on stderr (a pipe of both) */
   uint64_t seed = 0;
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
