@@ -192,9 +192,10 @@ enum {
   SVI_CHECK_CONE     = 8    /* impulse outside the linearised friction cone (33) */
 };
 int svi_impact_check_outcome(const svi_impact* s, const double* v, const double* lambda);
-/* Reference impulse: max_i (-J_n,i v)^+ / (J_n,i M^-1 J_n,i^T), the impulse that would stop the
- * fastest-closing contact alone without friction.  Units N s.  Used to make the step
- * dimensionless. */
+/* Reference impulse (docs/theory.md 4.3), N s: the largest normal impulse that stops one
+ * approaching contact on its own, sticking where the sticking impulse lies in the friction pyramid
+ * and exceeds the frictionless one (-J_n,i v / J_n,i M^-1 J_n,i^T), else the frictionless one.
+ * Used to make the step dimensionless (h = step x this). */
 double svi_impact_reference_impulse(const svi_impact* s);
 /* Separation tolerance used for "non-colliding": J_n v >= -tol (m/s) */
 double svi_impact_sep_tol(const svi_impact* s);

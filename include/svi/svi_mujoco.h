@@ -126,7 +126,9 @@ typedef struct {
   int      steps;            /* Routh steps (propagative law: reflections) */
   int      fallback;         /* 0 none; 1 finished by (31); 2 law failed -> simultaneous;
                                 3 -> native (velocity left to MuJoCo) */
-  int      status;           /* svi_status of the resolution */
+  int      status;           /* svi_status of the resolution (fallback 3 with status 0: the law's
+                                outcome was valid but closed a joint or tendon limit MuJoCo holds
+                                active or broke an equality row; with an error: no law gave one) */
   double   ke_before, ke_after;   /* the whole model's kinetic energy before and after the velocity
                                      jump, J (ke_after NaN under the native law, = ke_before under
                                      fallback 3) */
@@ -156,9 +158,21 @@ svi_instance* svi_instance_of(const mjModel* m, const mjData* d);
 
 const svi_config* svi_instance_config(const svi_instance* in);
 /* Override the law / seed for the following events (the viewer's law selector); law -1 = the
- * configured one again. */
+ * configured one again.  Both belong to the instance, not to the state: mj_copyData carries them
+ * to the copy, mj_setState does not (under mujoco.rollout's threads, set the run's stream below). */
 void svi_set_law(svi_instance* in, int law);
 void svi_set_seed(svi_instance* in, uint64_t seed);
+
+/* The run's stream: one number of mjData.plugin_state, at index svi_state_stream_index(m) (-1 if m
+ * declares no svi.impact), so it is part of the state mj_copyData, mj_getState / mj_setState
+ * (mjSTATE_PLUGIN, mjSTATE_FULLPHYSICS) and mujoco.rollout's initial states carry.  0 (the default,
+ * and after mj_resetData): event k of the run draws sample k of the seed's stream, as before the
+ * stream existed.  An integer s in [1, 2^53]: it draws from the seed svi_rng_u64(seed,
+ * SVI_STREAM_RUN, s) instead (the event record's seed is that one, so resample with it gives the
+ * same outcome), so runs from one state under different streams have independent outcomes, and a
+ * run's outcomes do not depend on which thread or MjData steps it.  Any other value counts as 0. */
+#define SVI_STREAM_RUN 0x72756eULL   /* "run" */
+int svi_state_stream_index(const mjModel* m);
 /* The law the next event uses. */
 svi_law svi_current_law(const svi_instance* in);
 /* Keep up to cap events in the log (reallocates; the newest events are kept).  Returns 0 or a

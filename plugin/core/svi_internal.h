@@ -135,7 +135,8 @@ struct svi_impact {
   /* Algorithm 2: the current sample's Sobol coordinates, generated for a batch of consecutive
    * samples at once (the same values as svi_sobol_point); NULL: evaluate them directly */
   const uint32_t* sobol_row;
-  double  ref_impulse, vscale, sep_tol, max_mu;
+  double  ref_impulse, vscale, sep_tol, max_mu;   /* ref_impulse: the frictionless one (tolerances) */
+  double  step_ref; /* the reference impulse of the step h (svi_impact_reference_impulse) */
   double  v_app;    /* largest pre-impact approach speed max_i (-J_n,i v-)^+, m/s */
   double  pen_tol;  /* outcome check: J_n v+ >= -pen_tol = -1e-6 v_app */
   double  ke0;      /* kinetic energy of v- */

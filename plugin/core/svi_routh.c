@@ -269,7 +269,7 @@ static int finish_with_ap(svi_impact* s, const svi_routh_config* cfg, uint64_t r
 
 double svi_routh_h(const svi_impact* s, const svi_routh_config* cfg) {
   if (cfg->step_abs > 0) return cfg->step_abs;
-  double ref = s->ref_impulse > 0 ? s->ref_impulse : 1.0;
+  double ref = s->step_ref > 0 ? s->step_ref : 1.0;
   return (cfg->step > 0 ? cfg->step : 1.0) * ref;
 }
 

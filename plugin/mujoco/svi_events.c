@@ -953,9 +953,11 @@ static int pseudo_impulse(svi_instance* in, const mjModel* m, mjData* d, double*
 }
 
 /* The law for the event with this index: a resample's one-off choice, else the override or the
- * configuration. */
-static svi_law event_law(const svi_instance* in, long long index, uint64_t* seed) {
-  *seed = in->cfg.seed;
+ * configuration; the seed: the resample's, else the configured (or set) one under the run's stream
+ * (svi_state_stream_index: an integer in [1, 2^53] keys a stream of its own, anything else none). */
+static svi_law event_law(const svi_instance* in, long long index, double stream, uint64_t* seed) {
+  *seed = stream >= 1 && stream <= 0x1p53 && stream == floor(stream)
+              ? svi_rng_u64(in->cfg.seed, SVI_STREAM_RUN, (uint64_t)stream) : in->cfg.seed;
   if (in->has_once && in->once_index == index) {
     *seed = in->once_seed;
     return (svi_law)in->once_law;
@@ -1075,7 +1077,7 @@ int svi_events_compute(svi_instance* in, const mjModel* m, mjData* d) {
   if (nc == -2) count_left(in, m, d);
   if (nc <= 0 || in->suspend) return 0;
   uint64_t seed;
-  svi_law law = event_law(in, index, &seed);
+  svi_law law = event_law(in, index, state[SVI_STATE_STREAM], &seed);
   int nv = m->nv;
 
   if (law == SVI_LAW_NATIVE) {   /* logged, left to MuJoCo's solver */

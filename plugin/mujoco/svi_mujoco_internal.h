@@ -10,7 +10,8 @@
 enum {
   SVI_STATE_NEXT_INDEX = 0,   /* running event number: the next event's sample index */
   SVI_STATE_NTOUCH     = 1,   /* touching contacts recorded */
-  SVI_STATE_TOUCH      = 2    /* max_contacts x 12: geom1, geom2, contact point, steps unreported,
+  SVI_STATE_STREAM     = 2,   /* the run's stream (svi_state_stream_index): 0, none */
+  SVI_STATE_TOUCH      = 3    /* max_contacts x 12: geom1, geom2, contact point, steps unreported,
                                  the point in geom1's and geom2's frames (gapless pairs) */
 };
 #define SVI_TOUCH_SIZE 12

@@ -462,6 +462,10 @@ mjPLUGIN_LIB_INIT(svi_impact) { svi_plugin_register(); }
 const svi_config* svi_instance_config(const svi_instance* in) { return &in->cfg; }
 void svi_set_law(svi_instance* in, int law) { in->law_override = law >= 0 && law < SVI_NLAW ? law : -1; }
 void svi_set_seed(svi_instance* in, uint64_t seed) { in->cfg.seed = seed; }
+int svi_state_stream_index(const mjModel* m) {
+  int id = m ? svi_plugin_instance(m) : -1;
+  return id < 0 ? -1 : m->plugin_stateadr[id] + SVI_STATE_STREAM;
+}
 svi_counters svi_instance_counters(const svi_instance* in) {
   svi_counters c = in->counters;
   c.pseudo_ambiguous = in->pseudo_ambiguous;

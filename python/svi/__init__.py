@@ -33,7 +33,7 @@ from typing import List, Optional, Sequence
 import mujoco
 import numpy as np
 
-__all__ = ["load", "library_path", "Impacts", "Event", "Outcomes", "ApproxSet", "LAWS", "PLUGIN_NAME"]
+__all__ = ["load", "library_path", "stream_index", "Impacts", "Event", "Outcomes", "ApproxSet", "LAWS", "PLUGIN_NAME"]
 
 PLUGIN_NAME = "svi.impact"
 LAWS = ("setvalued", "simultaneous", "sequential", "native", "propagative")
@@ -247,6 +247,26 @@ def library_path() -> str:
   return os.path.join(here, "..", "..", "build", "plugins", "libsvi_impact.so")
 
 
+def stream_index(model: mujoco.MjModel, spec: int = mujoco.mjtState.mjSTATE_FULLPHYSICS) -> int:
+  """The position of the run's stream (Impacts.stream) in a state vector of `spec` (mj_getState,
+  mujoco.rollout's initial_state): set it per row to give each rollout its own outcomes, e.g.
+  ``x0[:, svi.stream_index(m)] = np.arange(1, n + 1)``.  ValueError if spec holds no plugin state
+  or the model declares no svi.impact."""
+  lib = load()
+  k = lib.svi_state_stream_index(model._address)
+  if k < 0:
+    raise ValueError(f"svi: the model declares no {PLUGIN_NAME} instance")
+  d = mujoco.MjData(model)
+  sentinel = 2.0**53 - 1   # no other state entry holds it: plugin_state is zero at mj_makeData
+  d.plugin_state[k] = sentinel
+  state = np.empty(mujoco.mj_stateSize(model, int(spec)))
+  mujoco.mj_getState(model, d, state, int(spec))
+  where = np.flatnonzero(state == sentinel)
+  if len(where) != 1:
+    raise ValueError("svi: this state spec holds no plugin state (use mjSTATE_FULLPHYSICS or add mjSTATE_PLUGIN)")
+  return int(where[0])
+
+
 def load(path: Optional[str] = None) -> ctypes.CDLL:
   """Loads the plugin library into MuJoCo (mj_loadPluginLibrary) and binds its C API."""
   global _lib, _lib_path
@@ -274,6 +294,7 @@ def load(path: Optional[str] = None) -> ctypes.CDLL:
       "svi_event_problem": (i, [vp, vp, vp, i, ctypes.POINTER(_ProblemDef)]),
       "svi_set_law": (None, [vp, i]),
       "svi_set_seed": (None, [vp, u64]),
+      "svi_state_stream_index": (i, [vp]),
       "svi_current_law": (i, [vp]),
       "svi_set_log_capacity": (i, [vp, vp, i]),
       "svi_instance_counters": (_Counters, [vp]),
@@ -500,8 +521,25 @@ class Impacts:
 
   def set_seed(self, seed: int) -> None:
     """The seed of the events to come (event k of the run draws sample k of this seed's stream);
-    an integer in [0, 2**64)."""
+    an integer in [0, 2**64).  It belongs to this MjData's instance, not to its state: for runs
+    that mujoco.rollout (or mj_setState) starts from state vectors, set their streams instead
+    (stream, stream_index)."""
     self._lib.svi_set_seed(self._in, _seed(seed))
+
+  @property
+  def stream(self) -> int:
+    """The run's stream, a number in the state (svi_state_stream_index in svi_mujoco.h): 0, the
+    default and after mj_resetData, draws event k's outcome from sample k of the seed's stream; an
+    integer s in [1, 2**53] from a stream of its own, so runs from one state with different streams
+    have independent outcomes.  copy, mj_setState and mujoco.rollout's initial states carry it."""
+    return int(self.data.plugin_state[self._lib.svi_state_stream_index(self.model._address)])
+
+  @stream.setter
+  def stream(self, s: int) -> None:
+    s = int(s)
+    if not 0 <= s <= 2**53:
+      raise ValueError(f"svi: a stream is an integer in [0, 2**53], not {s}")
+    self.data.plugin_state[self._lib.svi_state_stream_index(self.model._address)] = s
 
   @property
   def counters(self) -> dict:
