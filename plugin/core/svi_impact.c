@@ -396,49 +396,59 @@ static void build_jbar(svi_impact* s, const svi_problem_def* def) {
  *   Lambda_ref = max over approaching contacts i of lambda_n,i,
  *
  * lambda_n,i the normal impulse that stops contact i on its own: the sticking impulse
- * lambda = -W_c^-1 u_c on its rows c = [n; t_1 (; t_2)] (W_c = J_c M^-1 J_c^T, u_c = J_c v-) where it
+ * lambda = -W_c^-1 u_c on its rows c = [n; t_1 (; t_2)] (W_c = J_c M^-1 J_c^T, u_c = J_c v-; W_c^-1 by
+ * its cofactors, a determinant below 1e-12 of its diagonal's product taken as singular) where it
  * lies in the pyramid (lambda_n > 0, sum_k |lambda_t,k| <= mu lambda_n) and exceeds the
  * frictionless -u_n / W_nn, else the frictionless one.  Until the thirty-second session it was the
  * frictionless one alone, which friction can make several times too small: a rimless wheel's
  * landing spoke sticks with 5.9 times its frictionless impulse, and 84 % of its samples ran out
  * of max_steps = 10 steps (finished by (31)); the paper's examples' h are 0.8 to 2.7 times this
  * reference, 1.1 to 6.9 times the frictionless one. */
+static inline __attribute__((always_inline)) double contact_stop_impulse(const svi_impact* s, int i, const int k) {
+  int nc = s->nc, nd = s->nd, nv = s->nv, nbp = n_plus(s);
+  int r[3] = {i, nc + i * nd, nc + i * nd + 2};   /* n, +t1, +t2: Jbar's rows */
+  double w[3][3] = {{0}};   /* W_c's upper triangle */
+  if (s->gram && !s->dense) {   /* H_a . H_b in one pass over Hp's rows (svi_impact_w's sums) */
+    int p[3];
+    for (int a = 0; a < k; a++) p[a] = plus_index(s, r[a]);
+    for (int q = 0; q < nv; q++) {
+      const double* h = s->Hp + (size_t)q * nbp;
+      for (int a = 0; a < k; a++)
+        for (int b = a; b < k; b++) w[a][b] += h[p[a]] * h[p[b]];
+    }
+  } else
+    for (int a = 0; a < k; a++)
+      for (int b = a; b < k; b++) w[a][b] = svi_impact_w(s, r[a], r[b]);
+  double un = s->u0[i], rhs[3] = {-un, -s->u0[r[1]], k == 3 ? -s->u0[r[2]] : 0};
+  if (!(w[0][0] > 0)) return 0;
+  double l0 = -un / w[0][0], x[3] = {0, 0, 0};
+  if (k == 2) {   /* W_c^-1 by cofactors (det <= a d; a small det: singular) */
+    double a = w[0][0], b = w[0][1], d = w[1][1], det = a * d - b * b;
+    if (det > 1e-12 * a * d) {
+      x[0] = (d * rhs[0] - b * rhs[1]) / det;
+      x[1] = (a * rhs[1] - b * rhs[0]) / det;
+    }
+  } else {
+    double a = w[0][0], b = w[0][1], c = w[0][2], d = w[1][1], e = w[1][2], f = w[2][2];
+    double c00 = d * f - e * e, c01 = c * e - b * f, c02 = b * e - c * d;
+    double c11 = a * f - c * c, c12 = b * c - a * e, c22 = a * d - b * b;
+    double det = a * c00 + b * c01 + c * c02;
+    if (det > 1e-12 * a * d * f) {
+      x[0] = (c00 * rhs[0] + c01 * rhs[1] + c02 * rhs[2]) / det;
+      x[1] = (c01 * rhs[0] + c11 * rhs[1] + c12 * rhs[2]) / det;
+      x[2] = (c02 * rhs[0] + c12 * rhs[1] + c22 * rhs[2]) / det;
+    }
+  }
+  /* a singular W_c (a tangent with no mobility of its own) left x = 0: the frictionless one */
+  return x[0] > l0 && fabs(x[1]) + fabs(x[2]) <= s->mu[i] * x[0] && isfinite(x[0]) ? x[0] : l0;
+}
+
 static double step_reference(const svi_impact* s) {
-  int nc = s->nc, nt = s->nt, nd = s->nd;
   double ref = 0;
-  for (int i = 0; i < nc; i++) {
-    double wnn = svi_impact_w(s, i, i), un = s->u0[i];
-    if (!(wnn > 0) || !(un < 0)) continue;
-    double l0 = -un / wnn, ln = l0;
-    int r[3] = {i, nc + i * nd, nc + i * nd + 2}, k = 1 + nt;
-    double A[3][4];   /* [W_c | -u_c], Gaussian elimination with partial pivoting */
-    for (int a = 0; a < k; a++) {
-      for (int b = 0; b < k; b++) A[a][b] = svi_impact_w(s, r[a], r[b]);
-      A[a][k] = -s->u0[r[a]];
-    }
-    int ok = 1;
-    for (int c = 0; c < k && ok; c++) {
-      int p = c;
-      for (int a = c + 1; a < k; a++) if (fabs(A[a][c]) > fabs(A[p][c])) p = a;
-      if (!(fabs(A[p][c]) > 1e-12 * wnn)) { ok = 0; break; }   /* a tangent with no mobility */
-      for (int b = 0; b <= k; b++) { double t = A[c][b]; A[c][b] = A[p][b]; A[p][b] = t; }
-      for (int a = c + 1; a < k; a++) {
-        double f = A[a][c] / A[c][c];
-        for (int b = c; b <= k; b++) A[a][b] -= f * A[c][b];
-      }
-    }
-    if (ok) {
-      double x[3];
-      for (int a = k - 1; a >= 0; a--) {
-        double t = A[a][k];
-        for (int b = a + 1; b < k; b++) t -= A[a][b] * x[b];
-        x[a] = t / A[a][a];
-      }
-      double tsum = 0;
-      for (int t = 1; t < k; t++) tsum += fabs(x[t]);
-      if (x[0] > l0 && tsum <= s->mu[i] * x[0] && isfinite(x[0])) ln = x[0];
-    }
-    ref = fmax(ref, ln);
+  for (int i = 0; i < s->nc; i++) {
+    if (!(s->u0[i] < 0)) continue;
+    double l = s->nt == 2 ? contact_stop_impulse(s, i, 3) : contact_stop_impulse(s, i, 2);
+    ref = fmax(ref, l);
   }
   return ref;
 }
