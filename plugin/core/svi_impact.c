@@ -395,15 +395,19 @@ static void build_jbar(svi_impact* s, const svi_problem_def* def) {
  *
  *   Lambda_ref = max over approaching contacts i of lambda_n,i,
  *
- * lambda_n,i the normal impulse that stops contact i on its own: the sticking impulse
+ * lambda_n,i the normal impulse that stops contact i's approach on its own: the sticking impulse
  * lambda = -W_c^-1 u_c on its rows c = [n; t_1 (; t_2)] (W_c = J_c M^-1 J_c^T, u_c = J_c v-; W_c^-1 by
  * its cofactors, a determinant below 1e-12 of its diagonal's product taken as singular) where it
- * lies in the pyramid (lambda_n > 0, sum_k |lambda_t,k| <= mu lambda_n) and exceeds the
- * frictionless -u_n / W_nn, else the frictionless one.  Until the thirty-second session it was the
+ * lies in the pyramid (lambda_n > 0, sum_k |lambda_t,k| <= mu lambda_n); outside it the sliding one,
+ * the friction saturated along the sticking impulse's tangential part d = lambda_t / |lambda_t|_1:
+ * lambda_n = -u_n / (W_nn + mu W_nt . d) (where that denominator is positive); the frictionless
+ * -u_n / W_nn where either is smaller or neither applies, and at most SVI_STEP_REF_MAX times it
+ * (a guard against a near-zero denominator).  Until the thirty-second session it was the
  * frictionless one alone, which friction can make several times too small: a rimless wheel's
  * landing spoke sticks with 5.9 times its frictionless impulse, and 84 % of its samples ran out
  * of max_steps = 10 steps (finished by (31)); the paper's examples' h are 0.8 to 2.7 times this
  * reference, 1.1 to 6.9 times the frictionless one. */
+#define SVI_STEP_REF_MAX 100   /* a contact's reference at most this many frictionless impulses */
 static inline __attribute__((always_inline)) double contact_stop_impulse(const svi_impact* s, int i, const int k) {
   int nc = s->nc, nd = s->nd, nv = s->nv, nbp = n_plus(s);
   int r[3] = {i, nc + i * nd, nc + i * nd + 2};   /* n, +t1, +t2: Jbar's rows */
@@ -440,7 +444,14 @@ static inline __attribute__((always_inline)) double contact_stop_impulse(const s
     }
   }
   /* a singular W_c (a tangent with no mobility of its own) left x = 0: the frictionless one */
-  return x[0] > l0 && fabs(x[1]) + fabs(x[2]) <= s->mu[i] * x[0] && isfinite(x[0]) ? x[0] : l0;
+  double tsum = fabs(x[1]) + fabs(x[2]), ln = l0;
+  if (!(isfinite(x[0]) && isfinite(tsum)) || tsum == 0) return l0;
+  if (tsum <= s->mu[i] * x[0]) ln = x[0];   /* sticking, inside the pyramid */
+  else {   /* sliding: the friction impulse saturated along the sticking one's, lambda_t = mu lambda_n x_t / |x_t|_1 */
+    double den = w[0][0] + s->mu[i] * (w[0][1] * x[1] + (k == 3 ? w[0][2] * x[2] : 0)) / tsum;
+    if (den > 1e-12 * w[0][0]) ln = -un / den;
+  }
+  return ln > l0 ? fmin(ln, SVI_STEP_REF_MAX * l0) : l0;
 }
 
 static double step_reference(const svi_impact* s) {

@@ -531,15 +531,18 @@ class Impacts:
     """The run's stream, a number in the state (svi_state_stream_index in svi_mujoco.h): 0, the
     default and after mj_resetData, draws event k's outcome from sample k of the seed's stream; an
     integer s in [1, 2**53] from a stream of its own, so runs from one state with different streams
-    have independent outcomes.  copy, mj_setState and mujoco.rollout's initial states carry it."""
-    return int(self.data.plugin_state[self._lib.svi_state_stream_index(self.model._address)])
+    have independent outcomes.  copy, mj_setState and mujoco.rollout's initial states carry it.  Any
+    other value written into the state (2.5, -1, NaN) counts as 0, and reads as 0."""
+    x = float(self.data.plugin_state[self._lib.svi_state_stream_index(self.model._address)])
+    return int(x) if 1 <= x <= 2**53 and x == int(x) else 0   # any other value counts as 0
 
   @stream.setter
   def stream(self, s: int) -> None:
-    s = int(s)
+    if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+      raise TypeError(f"svi: a stream is an integer in [0, 2**53], not {s!r}")
     if not 0 <= s <= 2**53:
       raise ValueError(f"svi: a stream is an integer in [0, 2**53], not {s}")
-    self.data.plugin_state[self._lib.svi_state_stream_index(self.model._address)] = s
+    self.data.plugin_state[self._lib.svi_state_stream_index(self.model._address)] = float(s)
 
   @property
   def counters(self) -> dict:

@@ -27,7 +27,7 @@ def start(m, d, key="impact"):
 def reference_impulse(p):
   """docs/theory.md 4.3's reference impulse of a problem (Impacts.problem): the largest, over the
   approaching contacts, normal impulse that stops a contact on its own, sticking where the sticking
-  impulse lies in the friction pyramid and exceeds the frictionless one, else frictionless (about
+  impulse lies in the friction pyramid, else sliding, and at least the frictionless one (about
   1.36 x the frictionless 0.283 N s on the rocking block)."""
   M, Jn, Jt, v, mu, nt = p["M"], p["Jn"], p["Jt"], p["v"], p["mu"], p["nt"]
   Mi = np.linalg.inv(M)
@@ -39,7 +39,13 @@ def reference_impulse(p):
     W = J @ Mi @ J.T
     lam = np.linalg.solve(W, -J @ v)
     l0 = -(Jn[i] @ v) / W[0, 0]
-    ref = max(ref, lam[0] if lam[0] > l0 and np.abs(lam[1:]).sum() <= mu[i] * lam[0] else l0)
+    t = np.abs(lam[1:]).sum()
+    if t <= mu[i] * lam[0]:   # sticking, inside the pyramid
+      ln = lam[0]
+    else:                     # sliding: friction saturated along the sticking impulse's tangent part
+      den = W[0, 0] + mu[i] * W[0, 1:] @ lam[1:] / t
+      ln = -(Jn[i] @ v) / den if den > 1e-12 * W[0, 0] else l0
+    ref = max(ref, min(ln, 100 * l0) if ln > l0 else l0)
   return ref
 
 
@@ -419,6 +425,11 @@ class PluginFromPython(unittest.TestCase):
     self.assertEqual(imp.stream, 0)
     with self.assertRaises(ValueError):
       imp.stream = -1
+    for bad in (2.5, "3", True):
+      with self.assertRaises(TypeError):
+        imp.stream = bad
+    e.plugin_state[svi.stream_index(m, mujoco.mjtState.mjSTATE_PLUGIN)] = 2.5   # counts as 0, reads as 0
+    self.assertEqual(imp.stream, 0)
     with self.assertRaises(ValueError):
       svi.stream_index(m, mujoco.mjtState.mjSTATE_QPOS)
 
