@@ -327,6 +327,11 @@ void svi_lcp_set_rebuild(svi_lcp_work* w, int on);
 /* tests only: product-form paths of at least SVI_PFI_LARGE_NMIN rows (those take the large
  * problems' FTRAN) and rebuilds, counted since w was made */
 void svi_lcp_counts(const svi_lcp_work* w, long long* paths_large, long long* rebuilds);
+/* tests only: 0 breaks every tie of the product form's ratio test by rows of B^-1 (BTRAN), 1 (the
+ * default) ties that need more than 8 rows by columns (FTRAN; svi_lcp.c, pfi_lex_cols); and the
+ * rows and columns of B^-1 so formed since w was made */
+void svi_lcp_set_lexcols(svi_lcp_work* w, int on);
+void svi_lcp_lex_counts(const svi_lcp_work* w, long long* rows, long long* cols);
 
 /* Both Lemke solvers' ratio test (svi_lcp.c): min over a_i > tol of x_i / a_i (INFINITY if
  * none), and the rows with a_i > tol and x_i <= lim a_i into cand (their count), in order.

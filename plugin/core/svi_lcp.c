@@ -62,8 +62,11 @@ struct svi_lcp_work {
   double* rb_xb;     /* pfi_n: the basic values in the new rows */
   int     rebuilds;  /* rebuilds in the current solve (svi_lcp_info.rebuilds) */
   int     no_rebuild;   /* tests only (svi_lcp_set_rebuild) */
+  int     no_lexcols;   /* tests only (svi_lcp_set_lexcols) */
   long long paths_large, rebuilds_all;   /* tests only (svi_lcp_counts): product-form paths of at
                                           * least 64 rows, rebuilds, since the work was made */
+  long long lex_rows_all, lex_cols_all;  /* tests only (svi_lcp_lex_counts): rows of B^-1 formed by
+                                          * BTRAN and columns by FTRAN for ties, since then */
   double* scratch; /* 3 nmax: refinement residual, basic values, kept z */
 };
 
@@ -491,15 +494,18 @@ __attribute__((target("avx512f,fma,prefer-vector-width=512"))) static void pfi_f
 SVI_SIMD_FMA static void pfi_ftran_small(const svi_lcp_work* w, double* x, int t) { ftran_body(w, x, t, 0); }
 SVI_SIMD_FMA static void pfi_ftran_large(const svi_lcp_work* w, double* x, int t) { ftran_body(w, x, t, 1); }
 
-/* x <- B^-1 x from the first eta (refine's; the entering column inlines ftran_body) */
-static void pfi_ftran(const svi_lcp_work* w, int n, double* x) {
+/* x <- B^-1 x from eta t0 on (refine's from the first, the lexicographic test's columns from the
+ * first eta that touches them; the entering column inlines ftran_body) */
+static void pfi_ftran_from(const svi_lcp_work* w, int n, double* x, int t0) {
 #ifdef SVI_AVX2_KERNELS
-  if (n >= SVI_PFI_LARGE_NMIN && svi_have_avx512()) pfi_ftran_large_512(w, x, 0);
+  if (n >= SVI_PFI_LARGE_NMIN && svi_have_avx512()) pfi_ftran_large_512(w, x, t0);
   else
 #endif
-  if (n >= SVI_PFI_LARGE_NMIN) pfi_ftran_large(w, x, 0);
-  else pfi_ftran_small(w, x, 0);
+  if (n >= SVI_PFI_LARGE_NMIN) pfi_ftran_large(w, x, t0);
+  else pfi_ftran_small(w, x, t0);
 }
+
+static void pfi_ftran(const svi_lcp_work* w, int n, double* x) { pfi_ftran_from(w, n, x, 0); }
 
 /* The first eta that can change x = a column with nonzeros only in rows r0, r1 (-1: none):
  * the etas before it divide and subtract zeros.  From the first eta of each row, kept by the
@@ -929,6 +935,63 @@ static int free_scan(const svi_lcp_work* w, int n, const perturbation* pt, int i
   return c;
 }
 
+/* The same test by columns of B^-1, for ties that would need many rows (more than LEX_COLS_FROM;
+ * the low-rank solver's rule, svi_lowrank.c's ratio_test).  The lexicographic minimum of the rows
+ * (B^-1)_i / a_i over the tied rows S is found component by component in the perturbation's
+ * order: at component c (sign s) the values v_i = s (B^-1)_ic / a_i of the rows still in S, a best
+ * b (the first row, replaced by one below it by more than LEX_TOL), and S keeps b and the rows
+ * with v_i <= v_b + LEX_TOL; it stops when one row is left.  Column c of B^-1 is B^-1 e_c: one
+ * FTRAN for every tied row at once (from the first eta that touches row c; e_c itself, no FTRAN,
+ * while no eta has pivoted on c), where the tournament forms one row of B^-1 a tied row by BTRAN.
+ * A plate sliding onto 100 supports (tests/data/plate_slide_100.xml) ties 237 rows on average at
+ * 146 of the 1 175 pivots of an impact step, and 3.6 columns decide a tie; the tournament's BTRAN
+ * was 95 % of the step's 7.2 billion instructions (docs/benchmarks-log.md, the thirty-third
+ * session).  The nineteenth session tried columns for every tie and kept the rows: where few rows
+ * are needed, entries that are zero in exact arithmetic come out of FTRAN and BTRAN as different
+ * 1e-14s, and the path follows the rounding either way; from LEX_COLS_FROM rows on, the rows'
+ * cost decides.
+ * With LEX_TOL the two rules agree but for rows within a few LEX_TOL of each other in a
+ * component, where both comparisons depend on the order of the rows (tolerance comparisons are
+ * not transitive): either picks a row whose ratio ties, a valid pivot.  The rows keep cand's
+ * order, and a tie that no component breaks (not reached: B^-1 has independent rows) returns the
+ * first.  A NaN value never replaces the best and always stays. */
+#define LEX_COLS_FROM 8
+static int pfi_lex_cols(svi_lcp_work* w, int n, const double* a, int* S, int ns, const perturbation* pt) {
+  double* col = w->eta + (size_t)PFI_KMAX(w->pfi_n) * w->ld;   /* the spare column (refine's, later) */
+  int* in = w->lexpos;   /* zeros between tests: 1 while a row is in S */
+  for (int m = 0; m < ns; m++) in[S[m]] = 1;
+  for (int k = 0; k < n && ns > 1; k++) {
+    int c = pt->order ? pt->order[k] : k, keep = 0;
+    double sg = pt->sign ? pt->sign[k] : 1.0;
+    if (w->first_eta[c] >= w->neta) {   /* e_c: v_c = s / a_c, 0 in every other row */
+      if (!in[c]) continue;
+      double v = sg / a[c];
+      for (int m = 0; m < ns; m++) {
+        int i = S[m];
+        if (v < -LEX_TOL ? i == c : v <= LEX_TOL || i != c) S[keep++] = i;
+        else in[i] = 0;
+      }
+    } else {
+      memset(col, 0, sizeof(double) * w->ld);
+      col[c] = 1.0;
+      pfi_ftran_from(w, n, col, pfi_first_touch(w, n, c, -1));
+      w->lex_cols_all++;
+      int rb = 0;   /* the running best, replaced by a row below it by more than LEX_TOL */
+      for (int m = 1; m < ns; m++)
+        if (sg * col[S[m]] / a[S[m]] < sg * col[S[rb]] / a[S[rb]] - LEX_TOL) rb = m;
+      double least = sg * col[S[rb]] / a[S[rb]];
+      for (int m = 0; m < ns; m++) {
+        int i = S[m];
+        if (m == rb || !(sg * col[i] / a[i] > least + LEX_TOL)) S[keep++] = i;
+        else in[i] = 0;
+      }
+    }
+    ns = keep;
+  }
+  for (int m = 0; m < ns; m++) in[S[m]] = 0;
+  return S[0];
+}
+
 static int pfi_lex_ties(svi_lcp_work* w, int n, const double* a, const int* cand, int ncand,
                         const perturbation* pt) {
   const double tol = LEX_TOL;
@@ -940,6 +1003,7 @@ static int pfi_lex_ties(svi_lcp_work* w, int n, const double* a, const int* cand
       int rows[2] = {i, r};
       double* y[2] = {w->lexrow, w->lexrow + n};
       pfi_btran_rows2(w, n, rows, y);
+      w->lex_rows_all += 2;
       c = lexico_cmp_from(y[0], y[1], n, a[i], a[r], tol, pt, k);
     }
     return c < 0 ? i : r;
@@ -964,6 +1028,11 @@ static int pfi_lex_ties(svi_lcp_work* w, int n, const double* a, const int* cand
       need[nneed++] = i;
       listed = 1;   /* the best is one of the rows listed, which one only the rows tell */
     }
+  }
+  if (nneed > LEX_COLS_FROM && !w->no_lexcols) {   /* many rows: by columns, over every tied row */
+    for (int k = 0; k < kfree; k++) pos[pt->order ? pt->order[k] : k] = 0;
+    memcpy(need, cand, sizeof(int) * ncand);
+    return pfi_lex_cols(w, n, a, need, ncand, pt);
   }
   double* buf[LEX_ROWS + 1];
   int held[LEX_ROWS + 1], next = 0, r = cand[0], rb = -1;   /* rb: the best's buffer, or -1 */
@@ -996,6 +1065,7 @@ static int pfi_lex_ties(svi_lcp_work* w, int n, const double* a, const int* cand
           y[nr] = buf[freeb[nr]];
           nr++;
         }
+        w->lex_rows_all += nr;
         if (nr == 1) pfi_btran_row1(w, n, rows, y);
         else if (nr == 2) pfi_btran_rows2(w, n, rows, y);
         else {
@@ -1200,6 +1270,15 @@ __attribute__((noinline)) static int pfi_rebuild_look(svi_lcp_work* w, int n, co
 
 void svi_lcp_set_rebuild(svi_lcp_work* w, int on) {
   if (w) w->no_rebuild = !on;
+}
+
+void svi_lcp_set_lexcols(svi_lcp_work* w, int on) {
+  if (w) w->no_lexcols = !on;
+}
+
+void svi_lcp_lex_counts(const svi_lcp_work* w, long long* rows, long long* cols) {
+  *rows = w ? w->lex_rows_all : 0;
+  *cols = w ? w->lex_cols_all : 0;
 }
 
 void svi_lcp_counts(const svi_lcp_work* w, long long* paths_large, long long* rebuilds) {
