@@ -25,8 +25,10 @@ static void usage(FILE* f) {
 }
 
 static void print_event(const svi_event* ev) {
-  printf("  t=%8.4f  event %3d: %2d contacts (%d approaching)  %-8s  ", ev->time, ev->index, ev->ncontact,
-         ev->napproach, ev->cls);
+  /* the record keeps the first SVI_EVENT_MAX_CONTACTS contacts' classes: "..." says there are more */
+  printf("  t=%8.4f  event %3d: %2d contacts (%d approaching)  %s%-*s  ", ev->time, ev->index, ev->ncontact,
+         ev->napproach, ev->cls, ev->ncontact > SVI_EVENT_MAX_CONTACTS ? 0 : 8 - (int)strlen(ev->cls),
+         ev->ncontact > SVI_EVENT_MAX_CONTACTS ? "..." : "");
   if (ev->law == SVI_LAW_NATIVE) {
     printf("left to MuJoCo (native law)\n");
     return;
@@ -40,7 +42,7 @@ static void print_event(const svi_event* ev) {
 int main(int argc, char** argv) {
   const char *path = NULL, *csv = NULL, *key = NULL, *tool = "svi-sim";
   double T = 2;
-  int law = -1, quiet = 0, has_seed = 0;
+  int law = -1, quiet = 0, has_seed = 0, measured = 0;   /* measured: an event the law measured KE+/KE- of */
   setvbuf(stdout, NULL, _IOLBF, 0);   /* whole lines between the plugin's warnings on stderr (a pipe of both) */
   uint64_t seed = 0;
   for (int i = 1; i < argc; i++) {
@@ -111,8 +113,11 @@ int main(int argc, char** argv) {
     }
     if (in) {
       svi_counters c = svi_instance_counters(in);
-      if (c.events > events && !quiet && svi_event_count(in) > 0)
-        print_event(svi_event_get(in, svi_event_count(in) - 1));
+      if (c.events > events && svi_event_count(in) > 0) {
+        const svi_event* ev = svi_event_get(in, svi_event_count(in) - 1);
+        measured |= ev->law != SVI_LAW_NATIVE && ev->fallback != 3 && ev->ke_before > 0;
+        if (!quiet) print_event(ev);
+      }
       events = c.events;
     }
     if (f) {
@@ -127,7 +132,7 @@ int main(int argc, char** argv) {
   if (in) {
     svi_counters c = svi_instance_counters(in);
     char ke[32] = "n/a";   /* no event measured it (the native law's events are not) */
-    if (c.max_energy_ratio > 0) snprintf(ke, sizeof(ke), "%.4f", c.max_energy_ratio);
+    if (c.max_energy_ratio > 0 || measured) snprintf(ke, sizeof(ke), "%.4f", c.max_energy_ratio);
     char over[64] = "";
     if (c.touch_overflow) snprintf(over, sizeof(over), " (%lld steps over max_contacts)", c.touch_overflow);
     printf("  %.3f s simulated: %lld steps, %lld impact events, %lld LCPs, %lld fallbacks%s, %lld finished by (31), "
