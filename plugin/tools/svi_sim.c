@@ -25,10 +25,12 @@ static void usage(FILE* f) {
 }
 
 static void print_event(const svi_event* ev) {
-  /* the record keeps the first SVI_EVENT_MAX_CONTACTS contacts' classes: "..." says there are more */
-  printf("  t=%8.4f  event %3d: %2d contacts (%d approaching)  %s%-*s  ", ev->time, ev->index, ev->ncontact,
-         ev->napproach, ev->cls, ev->ncontact > SVI_EVENT_MAX_CONTACTS ? 0 : 8 - (int)strlen(ev->cls),
-         ev->ncontact > SVI_EVENT_MAX_CONTACTS ? "..." : "");
+  /* the record keeps the first SVI_EVENT_MAX_CONTACTS contacts' classes: "..." says there are more;
+   * the classes padded to 8 characters as before */
+  const char* more = ev->ncontact > SVI_EVENT_MAX_CONTACTS ? "..." : "";
+  int len = (int)(strlen(ev->cls) + strlen(more));
+  printf("  t=%8.4f  event %3d: %2d contacts (%d approaching)  %s%s%*s  ", ev->time, ev->index, ev->ncontact,
+         ev->napproach, ev->cls, more, len < 8 ? 8 - len : 0, "");
   if (ev->law == SVI_LAW_NATIVE) {
     printf("left to MuJoCo (native law)\n");
     return;
