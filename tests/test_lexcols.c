@@ -83,12 +83,7 @@ int main(int argc, char** argv) {
   if (s) svi_impact_set_solver(s, SVI_SOLVER_DENSE);   /* the product form (the plugin's pick here too) */
   CHECK(s && svi_impact_setup(s, &def, NULL, 0) == SVI_OK, "setup of the plate's problem");
   if (!s) return svi_test_finish();
-  double vscale = 0;   /* the impact speed: the largest approach speed J_n v0 */
-  for (int i = 0; i < nc; i++) {
-    double vn = 0;
-    for (int k = 0; k < def.nv; k++) vn += def.Jn[i * def.nv + k] * def.v[k];
-    vscale = fmax(vscale, -vn);
-  }
+  double vscale = s->v_app;   /* the impact speed: the largest approach speed -J_n v0 */
   svi_routh_config cfg = svi_routh_default_config();
   double* vc = malloc(sizeof(double) * samples * def.nv);
   double* vr = malloc(sizeof(double) * samples * def.nv);

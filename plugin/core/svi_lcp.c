@@ -961,30 +961,25 @@ static int pfi_lex_cols(svi_lcp_work* w, int n, const double* a, int* S, int ns,
   int* in = w->lexpos;   /* zeros between tests: 1 while a row is in S */
   for (int m = 0; m < ns; m++) in[S[m]] = 1;
   for (int k = 0; k < n && ns > 1; k++) {
-    int c = pt->order ? pt->order[k] : k, keep = 0;
+    int c = pt->order ? pt->order[k] : k, keep = 0, unit = w->first_eta[c] >= w->neta;
     double sg = pt->sign ? pt->sign[k] : 1.0;
-    if (w->first_eta[c] >= w->neta) {   /* e_c: v_c = s / a_c, 0 in every other row */
-      if (!in[c]) continue;
-      double v = sg / a[c];
-      for (int m = 0; m < ns; m++) {
-        int i = S[m];
-        if (v < -LEX_TOL ? i == c : v <= LEX_TOL || i != c) S[keep++] = i;
-        else in[i] = 0;
-      }
-    } else {
-      memset(col, 0, sizeof(double) * w->ld);
-      col[c] = 1.0;
+    if (unit && !in[c]) continue;   /* e_c, no eta on c: 0 in every row of S */
+    memset(col, 0, sizeof(double) * w->ld);
+    col[c] = 1.0;
+    if (!unit) {
       pfi_ftran_from(w, n, col, pfi_first_touch(w, n, c, -1));
       w->lex_cols_all++;
-      int rb = 0;   /* the running best, replaced by a row below it by more than LEX_TOL */
-      for (int m = 1; m < ns; m++)
-        if (sg * col[S[m]] / a[S[m]] < sg * col[S[rb]] / a[S[rb]] - LEX_TOL) rb = m;
-      double least = sg * col[S[rb]] / a[S[rb]];
-      for (int m = 0; m < ns; m++) {
-        int i = S[m];
-        if (m == rb || !(sg * col[i] / a[i] > least + LEX_TOL)) S[keep++] = i;
-        else in[i] = 0;
-      }
+    }
+    int rb = 0;   /* the running best, replaced by a row below it by more than LEX_TOL */
+    double best = sg * col[S[0]] / a[S[0]];
+    for (int m = 1; m < ns; m++) {
+      double v = sg * col[S[m]] / a[S[m]];
+      if (v < best - LEX_TOL) { rb = m; best = v; }
+    }
+    for (int m = 0; m < ns; m++) {
+      int i = S[m];
+      if (m == rb || !(sg * col[i] / a[i] > best + LEX_TOL)) S[keep++] = i;
+      else in[i] = 0;
     }
     ns = keep;
   }
