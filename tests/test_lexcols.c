@@ -13,7 +13,10 @@
  *     energy not above the pre-impact energy, no contact approaching faster than the law's
  *     tolerance after it, a physical residual of at most 1e-9 in every step;
  *   - the post-impact velocities of the two rules agree (the plate sticks: v+ = 0 to 1e-9 of the
- *     impact speed) -- the rules differ only between rows within LEX_TOL of each other.
+ *     impact speed) -- the rules differ only between rows within LEX_TOL of each other;
+ *   - under the plugin's own pick (SVI_SOLVER_AUTO, one solve a step) the long path is handed over
+ *     to the low-rank Lemke (svi_impact.c, handover_neta) in every sample, and the samples are the
+ *     law's as above, with the same v+.
  *
  *   test_lexcols MODELS_DATA_DIR [SAMPLES]     (default 6)
  */
@@ -107,6 +110,30 @@ int main(int argc, char** argv) {
   CHECK(rc.worst_v <= 1e-9 && rr.worst_v <= 1e-9, "the plate does not stick: |v+| %.2e / %.2e of the impact speed",
         rc.worst_v, rr.worst_v);
   CHECK(dv <= 1e-9, "the two rules' v+ differ by %.2e of the impact speed", dv);
+
+  /* the plugin's own pick (SVI_SOLVER_AUTO, one solve a step): the product form hands the long
+   * path over to the low-rank Lemke (svi_impact.c, handover_neta) */
+  svi_impact* sa = svi_impact_create(def.nv, nc, def.nt);
+  if (sa) svi_impact_set_step_solve(sa, 1);
+  CHECK(sa && svi_impact_setup(sa, &def, NULL, 0) == SVI_OK, "setup of the plate's problem (auto)");
+  if (sa) {
+    double* va = malloc(sizeof(double) * samples * def.nv);
+    rule_run ra;
+    run_rule(sa, &cfg, samples, 1, vscale, va, &ra);
+    double dva = 0;
+    for (int i = 0; i < samples * def.nv; i++) dva = fmax(dva, fabs(va[i] - vc[i]) / vscale);
+    printf("the plugin's pick: handed over to the low-rank Lemke at %d etas %lld times; bad samples %lld, fallbacks "
+           "%lld, worst KE+/KE- %.3g, worst approach after %.2e, largest |v+| %.2e of the impact speed, %.2e from the "
+           "dense path's\n", sa->handover, sa->handovers, ra.bad, ra.fallbacks, ra.worst_ke, ra.worst_vn, ra.worst_v,
+           dva);
+    CHECK(sa->handovers >= samples, "the long path was not handed over (%lld handovers in %d samples)",
+          sa->handovers, samples);
+    CHECK(ra.bad == 0 && ra.worst_ke <= 1 && ra.worst_v <= 1e-9 && dva <= 1e-9,
+          "samples after the handover: %lld not the law's, KE+/KE- %.17g, |v+| %.2e of the impact speed", ra.bad,
+          ra.worst_ke, ra.worst_v);
+    free(va);
+    svi_impact_destroy(sa);
+  }
   free(vc);
   free(vr);
   svi_impact_destroy(s);

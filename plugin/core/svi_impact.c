@@ -195,6 +195,7 @@ svi_impact* svi_impact_create(int nv_max, int nc_max, int nt_max) {
   s->nv_max = nv_max;
   s->nc_max = nc_max;
   s->nt_max = nt_max;
+  s->handover_req = -1;
   double* block = workspace_alloc(s, sizeof(double) * carve(s, NULL));
   s->lcp = svi_lcp_work_create(nc_max * (3 + 2 * nt_max));
   s->lr = svi_lr_create(nc_max, nv_max);
@@ -278,6 +279,10 @@ void svi_impact_destroy(svi_impact* s) {
 
 void svi_impact_set_solver(svi_impact* s, svi_solver solver) {
   if (s) s->solver = solver;
+}
+
+void svi_impact_set_handover(svi_impact* s, int neta) {
+  if (s) s->handover_req = neta < 0 ? -1 : neta;
 }
 
 void svi_impact_set_step_solve(svi_impact* s, int on) {
@@ -1029,6 +1034,24 @@ static int lowrank_pays(int nb, int nv, int n_routh, int step_solve) {
   return nb >= ratio * nv;
 }
 
+/* The eta count k at which the dense Lemke's product form hands its path over to the low-rank one
+ * (svi_impact_lemke, svi_lr_lemke_from: the same path from the same basis).  A pivot of the
+ * product form costs about n k (the FTRANs of the entering column and of a tie's columns through
+ * k etas; k grows along the path, a rebuild brings it back to the basis' structural columns); one
+ * of the low-rank Lemke O(n nv) plus its contacts' reductions and the refactor of its system of
+ * s <= 2 nv + 1 unknowns.  So a long path pays to go on there once k exceeds about C (nv + 1)^2 / n
+ * etas, C = 450 fit in instructions (callgrind, the plugin's impact step; thirty-fourth speed
+ * session, docs/benchmarks-log.md): plates on 64 to 121 sphere feet landing while they slide
+ * (nv = 6, 300-550 pivots: from 1.0 to 4.6 times fewer instructions, 64 feet 0.96), which
+ * hand over at 32-50 etas; a two-legged robot on 98 contacts (nv = 18, up to 165 pivots), which
+ * would lose 16 % (handing over at 100 etas) to 100 % (at its first pivot) and does not reach
+ * its 236 etas; mesh piles
+ * (nv = 54-60) beyond the eta file.  Short paths (a flat landing, 10 pivots) never get there. */
+static int handover_neta(int nv, int n) {
+  double h = 450.0 * (nv + 1) * (nv + 1) / n;
+  return h < 2 * n + 16 ? (int)ceil(h) : 0;
+}
+
 /* W's rows on use (wp_row_on_use) instead of the whole W at set-up: for the dense Lemke's step solve
  * (one LCP's path a step) on many contacts, where the path's entering columns are a fraction of
  * (75)'s and W's O(nb^2 nv) product, its norms and the O(nb^2) residuals were 40 % of an impact
@@ -1096,6 +1119,10 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
   s->lowrank = nv <= SVI_LR_MAX_NV &&
                (s->solver == SVI_SOLVER_LOWRANK ||
                 (s->solver == SVI_SOLVER_AUTO && lowrank_pays(s->nb, nv, s->n_routh, s->step_solve)));
+  s->handover = !s->lowrank && s->solver == SVI_SOLVER_AUTO && s->handover_req != 0 &&
+                nv <= SVI_LR_MAX_NV && s->nb >= LOWRANK_MIN_NB && s->n_routh <= SVI_PFI_NMAX
+                    ? (s->handover_req > 0 ? s->handover_req : handover_neta(nv, s->n_routh))
+                    : 0;
   s->dense = 0;
   s->w_full = 0;
   s->gram = !s->lowrank && wrows_pay(s);   /* W's Gram form (build_delassus) */
@@ -1594,14 +1621,17 @@ SVI_SIMD static double lcp_residual(svi_impact* s, int routh, const double* q, c
 static double residual_routh(void* s, const double* q, const double* z) { return lcp_residual(s, 1, q, z); }
 static double residual_ap(void* s, const double* q, const double* z) { return lcp_residual(s, 0, q, z); }
 
-/* the dense Lemke on (75) or (31) with the matrix prepared at setup */
+/* the dense Lemke on (75) or (31) with the matrix prepared at setup; handover: as
+ * svi_lcp_prepared.handover_neta */
 static int dense_lemke(svi_impact* s, int routh, const double* q, const double* d, const int* order,
-                       const double* sign, const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
+                       const double* sign, const svi_lcp_options* opt, double* z, svi_lcp_info* info,
+                       int handover) {
   int n = routh ? s->n_routh : s->n_ap;
   if (!routh) svi_impact_ap(s);
   svi_lcp_prepared P = {.M = routh ? (s->routh_built ? s->A_routh : NULL) : s->A_ap,
                         .mnorm = routh ? s->anorm_routh : s->anorm_ap,
-                        .ctx = s, .lazy = order && order == s->order ? &s->order_lazy : NULL};
+                        .ctx = s, .lazy = order && order == s->order ? &s->order_lazy : NULL,
+                        .handover_neta = handover};
   if (routh) {
     P.matrix = routh_matrix;
     if (s->routh_t_built) {
@@ -1632,11 +1662,28 @@ int svi_impact_lemke(svi_impact* s, int routh, const double* q, const double* d,
      * same rule and checks (W is formed once per event for it) */
     int piv = info->pivots;
     dense_ready(s);
-    st = dense_lemke(s, routh, q, d, order, sign, opt, z, info);
+    st = dense_lemke(s, routh, q, d, order, sign, opt, z, info, 0);
     info->pivots += piv;
     return st;
   }
-  return dense_lemke(s, routh, q, d, order, sign, opt, z, info);
+  if (!s->handover) return dense_lemke(s, routh, q, d, order, sign, opt, z, info, 0);
+  /* a long path goes on in the low-rank Lemke from the basis the product form reached (the same
+   * path; handover_neta); should that fail, the dense Lemke's whole solve as before */
+  svi_lcp_info li;
+  if (!info) info = &li;
+  int st = dense_lemke(s, routh, q, d, order, sign, opt, z, info, s->handover);
+  if (st != SVI_LCP_HANDOVER) return st;
+  if (order && order == s->order) svi_order_ready(&s->order_lazy);
+  svi_lcp_basis b;
+  svi_lcp_handover(s->lcp, &b);
+  s->handovers++;
+  st = svi_lr_lemke_from(s->lr, s, routh, q, d, order, sign, opt, &b, z, info);
+  if (st >= 0) return st;
+  int piv = info->pivots;
+  s->u_next_ok = 0;
+  st = dense_lemke(s, routh, q, d, order, sign, opt, z, info, 0);
+  info->pivots += piv;
+  return st;
 }
 
 int svi_impact_nv(const svi_impact* s) { return s->nv; }

@@ -123,11 +123,15 @@ struct svi_impact {
   int     routh_t_built; /* Ant_routh is built (build_lcp_matrices: not step_solve, n_routh <=
                           * SVI_AT_NMAX); else the revised Lemke's columns come from W (routh_column) */
   int     lowrank;  /* the LCPs are solved by svi_lr_lemke (no n x n matrix) */
+  int     handover; /* > 0: the dense Lemke hands a path over to svi_lr_lemke_from at this many
+                     * etas (svi_lcp_prepared.handover_neta); 0: never */
+  int     handover_req; /* svi_impact_set_handover: -1 (default) the rule, 0 never, > 0 at that */
   svi_solver solver;/* requested at create (svi_impact_set_solver), resolved at setup */
   int     step_solve;   /* svi_impact_set_step_solve: no per-event pattern maps */
   int     no_prune;     /* tests only: the direct enumerations solve every pattern */
   int     no_wrows;     /* tests only: W whole at set-up (its form still gram), never by rows on use */
   long long patterns_solved;   /* patterns the direct enumerations have solved (tests) */
+  long long handovers;  /* dense paths handed over to the low-rank Lemke (tests, benchmarks) */
   long long patterns_factored, patterns_singular;   /* of which factored, singular (tests) */
   double  anorm_routh, anorm_ap;   /* |A|_inf of (75), (31) (an upper bound without dense) */
   svi_lr* lr;
@@ -236,6 +240,10 @@ const double* svi_impact_ap(svi_impact* s);
 const double* svi_impact_routh(svi_impact* s);
 /* for tests: force a solver for the following setups */
 void svi_impact_set_solver(svi_impact* s, svi_solver solver);
+/* tests and benchmarks only: -1 (the default) hands a long dense path over to the low-rank Lemke
+ * where the rule of svi_impact.c (handover_neta) says, 0 never, k > 0 at k etas wherever the
+ * low-rank Lemke applies (SVI_SOLVER_AUTO only) */
+void svi_impact_set_handover(svi_impact* s, int neta);
 /* The Jacobi rotation (c, s) that zeroes apq in the symmetric [[app, apq], [apq, aqq]] (Golub &
  * Van Loan's symmetric Schur decomposition of a 2 x 2 block): zeta = (aqq - app) / (2 apq), t = sign(zeta) / (|zeta| +
  * sqrt(1 + zeta^2)), the smaller root, c = 1 / sqrt(1 + t^2), s = t c.  Its users apply it to
@@ -314,7 +322,29 @@ typedef struct {
   double (*residual)(void* ctx, const double* q, const double* z);   /* or NULL */
   void*         ctx;
   svi_lazy_order* lazy;  /* the order argument is drawn on first read (svi_order_ready), or NULL */
+  /* > 0: the product form's first path stops with SVI_LCP_HANDOVER where its eta file holds this
+   * many etas (an FTRAN then costs about a pivot of the low-rank Lemke, which goes on from the
+   * basis: svi_lcp_handover, svi_lr_lemke_from); 0: never */
+  int           handover_neta;
 } svi_lcp_prepared;
+/* svi_lcp_lemke_prepared's status when its path handed over (svi_lcp_prepared.handover_neta):
+ * not a solution, nor a failure; never leaves svi_impact_lemke */
+#define SVI_LCP_HANDOVER (-100)
+/* The basis a path handed over with: per row its basic variable (w_i = i, z_j = n + j,
+ * z0 = 2 n) and value, the variable that enters next and the pivots made */
+typedef struct {
+  const int*    basis;
+  const double* xb;
+  int           entering;
+  int           pivots;
+} svi_lcp_basis;
+void svi_lcp_handover(const svi_lcp_work* w, svi_lcp_basis* b);
+/* svi_lr_lemke going on from the basis the dense Lemke's product form handed over on the same
+ * LCP, q, d and perturbation (svi_lcp_handover: the same path, its pivots counted in info);
+ * a regularised retry starts afresh */
+int svi_lr_lemke_from(svi_lr* w, const svi_impact* s, int routh, const double* q, const double* d,
+                      const int* order, const double* sign, const svi_lcp_options* opt,
+                      const svi_lcp_basis* start, double* z, svi_lcp_info* info);
 int svi_lcp_lemke_prepared(svi_lcp_work* w, int n, const svi_lcp_prepared* P, const double* q,
                            const double* d, const int* order, const double* sign,
                            const svi_lcp_options* opt, double* z, svi_lcp_info* info);

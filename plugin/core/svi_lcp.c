@@ -63,6 +63,8 @@ struct svi_lcp_work {
   int     rebuilds;  /* rebuilds in the current solve (svi_lcp_info.rebuilds) */
   int     no_rebuild;   /* tests only (svi_lcp_set_rebuild) */
   int     no_lexcols;   /* tests only (svi_lcp_set_lexcols) */
+  int     hand_neta;    /* of the current path: svi_lcp_prepared.handover_neta, or INT_MAX */
+  int     hand_entering, hand_pivots;   /* svi_lcp_handover */
   long long paths_large, rebuilds_all;   /* tests only (svi_lcp_counts): product-form paths of at
                                           * least 64 rows, rebuilds, since the work was made */
   long long lex_rows_all, lex_cols_all;  /* tests only (svi_lcp_lex_counts): rows of B^-1 formed by
@@ -92,6 +94,7 @@ svi_lcp_work* svi_lcp_work_create(int nmax) {
   svi_lcp_work* w = calloc(1, sizeof(*w));
   if (!w) return NULL;
   w->nmax = nmax;
+  w->hand_neta = INT_MAX;
   int pn = nmax < PFI_NMAX ? nmax : PFI_NMAX;
   w->T = svi_alloc64(sizeof(double) * nmax * (2 * nmax + 2));
   w->Mreg = svi_alloc64(sizeof(double) * nmax * nmax);
@@ -1334,6 +1337,12 @@ static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, co
   for (;;) {
     int entering = leaving < n ? leaving + n : leaving - n;
     if (it >= max_iter) { *pivots = it; return SVI_ERR_MAXITER; }
+    if (w->neta >= w->hand_neta) {   /* the low-rank Lemke goes on from here (svi_lcp_handover) */
+      pfi_settle(w);
+      w->hand_entering = entering;
+      w->hand_pivots = *pivots = it;
+      return SVI_LCP_HANDOVER;
+    }
     if (w->neta >= lim) {
       if (w->neta >= kmax) { *pivots = it; return SVI_ERR_CAPACITY; }
       lim = pfi_rebuild_look(w, n, M, d, kmax);
@@ -1361,8 +1370,16 @@ static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, co
   return SVI_OK;
 }
 
+void svi_lcp_handover(const svi_lcp_work* w, svi_lcp_basis* b) {
+  b->basis = w->basis;
+  b->xb = w->xb;
+  b->entering = w->hand_entering;
+  b->pivots = w->hand_pivots;
+}
+
 /* the path on the product form when it applies, else (or when its eta file fills up) the
- * tableau; *pfi tells refine which B^-1 to use */
+ * tableau; *pfi tells refine which B^-1 to use.  SVI_LCP_HANDOVER from the product form is
+ * returned as it is. */
 static int any_path(svi_lcp_work* w, int n, const double* M, const double* q, const double* d,
                     const perturbation* pt, int max_iter, double piv_tol, double* z, int* pivots) {
   if (w->use_pfi && n <= w->pfi_n) {
@@ -1526,9 +1543,12 @@ static int lemke_solve(svi_lcp_work* w, int n, const svi_lcp_prepared* P, const 
 
   int piv = 0;
   w->rebuilds = 0;
+  w->hand_neta = P->handover_neta > 0 ? P->handover_neta : INT_MAX;
   int st = any_path(w, n, M, q, d, &pt, max_iter, piv_tol, z, &piv);
+  w->hand_neta = INT_MAX;   /* the retries below run to their end */
   info->pivots = piv;
   info->rebuilds = w->rebuilds;
+  if (st == SVI_LCP_HANDOVER) return info->status = st;
   if (st == SVI_OK) {
     info->residual = refined_residual(w, &o, n, M, q, z, res_tol);
     if (info->residual <= res_tol) return info->status = SVI_OK;

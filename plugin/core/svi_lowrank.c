@@ -32,6 +32,7 @@
 #include "svi_internal.h"
 
 #define LR_P 7                        /* pairs per contact: 3 + nd <= 7 */
+#define LR_SORT_INSERT 32             /* ratio_test: ties of up to this many rows by insertion */
 #define LR_SMAX (2 * SVI_LR_MAX_NV + 2 + LR_P)   /* the global system's largest size */
 enum { ST_NONE = 0, ST_W = 1, ST_Z = 2 };
 
@@ -65,7 +66,7 @@ struct svi_lr {
   int *piv, *defect;
   int ndefect, z0_active, sdim, sld, singular;
   /* lexicographic scratch */
-  int *cand;
+  int *cand, *byrow;                 /* byrow: n, zeros between tests (ratio_test) */
   double *lexcol;
   unsigned char* mark;
   lr_reduced* cache;                 /* LR_CACHE reductions, direct-mapped */
@@ -114,6 +115,7 @@ svi_lr* svi_lr_create(int nc_max, int nv_max) {
   w->u = xalloc(sizeof(double) * s);
   w->piv = xalloc(sizeof(int) * s);
   w->cand = xalloc(sizeof(int) * n);
+  w->byrow = xalloc(sizeof(int) * n);
   w->lexcol = xalloc(sizeof(double) * n);
   w->mark = xalloc((size_t)n);
   w->cache = xalloc(sizeof(lr_reduced) * LR_CACHE);
@@ -121,7 +123,7 @@ svi_lr* svi_lr_create(int nc_max, int nv_max) {
   if (!w->orig || !w->slot_of || !w->jrow || !w->rowpos || !w->st || !w->x || !w->dir || !w->q ||
       !w->d || !w->y0 || !w->bslot || !w->Yt || !w->Yt0 || !w->Ys || !w->E || !w->N || !w->C || !w->CJ ||
       !w->Cd || !w->GN || !w->nfree || !w->ncons || !w->freecol || !w->dpos || !w->ident || !w->defect ||
-      !w->Sv || !w->S0 || !w->Slu || !w->R || !w->u || !w->piv || !w->cand ||
+      !w->Sv || !w->S0 || !w->Slu || !w->R || !w->u || !w->piv || !w->cand || !w->byrow ||
       !w->lexcol || !w->mark || !w->cache) {
     svi_lr_destroy(w);
     return NULL;
@@ -134,7 +136,7 @@ void svi_lr_destroy(svi_lr* w) {
   void* p[] = {w->orig, w->slot_of, w->jrow, w->rowpos, w->st, w->x, w->dir, w->q, w->d, w->y0,
                w->bslot, w->Yt, w->Yt0, w->Ys, w->E, w->N, w->C, w->CJ, w->Cd, w->GN, w->nfree, w->ncons,
                w->freecol, w->dpos, w->ident, w->defect, w->Sv, w->S0, w->Slu, w->R, w->u, w->piv,
-               w->cand, w->lexcol, w->mark, w->cache};
+               w->cand, w->byrow, w->lexcol, w->mark, w->cache};
   for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) free(p[i]);
   free(w);
 }
@@ -586,6 +588,34 @@ static double slot_value(const svi_lr* w, int j) {
   return a;
 }
 
+/* slot_value of the slots cand[0 .. nc): the same products and sums in the same order for each,
+ * velocity by velocity over all of them (one pass over each row of Yt, not nv strided reads a
+ * slot); for the ties of hundreds of rows a degenerate landing brings (ratio_test) */
+static void slot_values(const svi_lr* w, const int* restrict cand, int nc, double* restrict out) {
+  int nv = w->nv, n = w->n;
+  for (int k = 0; k < nc; k++) out[k] = 0.0;
+  for (int b = 0; b < nv; b++) {
+    const double* restrict y = w->Yt + (size_t)b * n;
+    double ub = w->u[b];
+    for (int k = 0; k < nc; k++) out[k] += y[cand[k]] * ub;
+  }
+  if (w->z0_active) {
+    double uz = w->u[nv];
+    for (int k = 0; k < nc; k++) out[k] += w->y0[cand[k]] * uz;
+  }
+  if (w->ndefect == 0) return;
+  for (int k = 0; k < nc; k++) {
+    int j = cand[k], i = j / w->p, l = j % w->p;
+    if (w->dpos[i] < 0 || w->nfree[i] == 0) continue;
+    int fcol = nv + w->z0_active;
+    for (int m = 0; m < w->dpos[i]; m++) fcol += w->nfree[w->defect[m]];
+    const double* Nf = w->N + (size_t)i * LR_P * LR_P;
+    double a = out[k];
+    for (int f = 0; f < w->nfree[i]; f++) a += Nf[l * LR_P + f] * w->u[fcol + f];
+    out[k] = a;
+  }
+}
+
 /* dir = a y0 + sum_m um[m] rows[m] (rows of n values), in one pass over dir: per entry the same
  * products and sums in the same order as y = a x and then one y += um x a row */
 SVI_SIMD static void combine_columns(int n, double a, const double* restrict y0, int nk,
@@ -660,12 +690,14 @@ static void binv_column(svi_lr* w, int corig, const int* cand, int ncand, double
     int slot = ci * w->p + l;
     global = w->st[slot] == ST_Z && w->jrow[slot] >= 0 && e_at(w, ci, l, cl) != 0;
   }
-  if (global) global_solve_local(w, ci, b, NULL);
+  if (global) {
+    global_solve_local(w, ci, b, NULL);
+    slot_values(w, cand, ncand, out);
+  } else
+    for (int k = 0; k < ncand; k++) out[k] = 0.0;
   for (int k = 0; k < ncand; k++) {
     int j = cand[k];
-    double v = global ? slot_value(w, j) : 0.0;
-    if (j / w->p == ci) v += e_at(w, ci, j % w->p, cl);
-    out[k] = v;
+    if (j / w->p == ci) out[k] += e_at(w, ci, j % w->p, cl);
   }
 }
 
@@ -686,11 +718,23 @@ static int ratio_test(svi_lr* w, double z0dir, double piv_tol, const lr_pert* pt
   if (z0_cand) return n;
   int nc = svi_kern_ratio_ties(n, w->x, dir, piv_tol, best + tie, w->cand);
   if (nc == 1) return w->cand[0];
-  /* the dense solver scans candidates in tableau row order */
-  for (int a = 1; a < nc; a++)
-    for (int b = a; b > 0 && w->rowpos[w->cand[b]] < w->rowpos[w->cand[b - 1]]; b--) {
-      int t = w->cand[b]; w->cand[b] = w->cand[b - 1]; w->cand[b - 1] = t;
-    }
+  /* the dense solver scans candidates in tableau row order: few by insertion, many (a tie of
+   * hundreds of rows on a degenerate sliding landing, O(nc^2)) by their rows in one pass
+   * (O(n); the basic slots' rows are distinct) */
+  if (nc <= LR_SORT_INSERT)
+    for (int a = 1; a < nc; a++)
+      for (int b = a; b > 0 && w->rowpos[w->cand[b]] < w->rowpos[w->cand[b - 1]]; b--) {
+        int t = w->cand[b]; w->cand[b] = w->cand[b - 1]; w->cand[b - 1] = t;
+      }
+  else {
+    int* byrow = w->byrow;
+    for (int m = 0; m < nc; m++) byrow[w->rowpos[w->cand[m]]] = w->cand[m] + 1;
+    for (int r = 0, m = 0; r < n; r++)
+      if (byrow[r]) {
+        w->cand[m++] = byrow[r] - 1;
+        byrow[r] = 0;
+      }
+  }
   /* lexicographic minimum of rows of B^-1 / a in the perturbation's order: filter the candidates
    * column by column (the dense rule's pairwise scan keeps the same row whenever the tolerance
    * comparisons are consistent).  A column of a contact whose basic columns are the identity is
@@ -699,7 +743,7 @@ static int ratio_test(svi_lr* w, double z0dir, double piv_tol, const lr_pert* pt
   double* col = w->lexcol;
   unsigned char* mark = w->mark;   /* 1: still a candidate */
   for (int m = 0; m < nc; m++) mark[cand[m]] = 1;
-  int alive = nc, r = -1;
+  int alive = nc, r = -1, dropped = 0;
   for (int k = 0; k < n && alive > 1; k++) {
     int c = pt->order ? pt->order[k] : k;
     double sg = pt->sign ? pt->sign[k] : 1.0;
@@ -710,20 +754,29 @@ static int ratio_test(svi_lr* w, double z0dir, double piv_tol, const lr_pert* pt
       if (sg < 0) { r = cs; alive = 1; break; }
       mark[cs] = 0;
       alive--;
+      dropped = 1;
       continue;
     }
-    int keep = 0;   /* compact the list */
-    for (int m = 0; m < nc; m++) if (mark[cand[m]]) cand[keep++] = cand[m];
-    nc = keep;
-    binv_column(w, c, cand, nc, col);
-    int rb = 0;
-    for (int m = 1; m < nc; m++) {
-      double xv = sg * col[m] / dir[cand[m]], yv = sg * col[rb] / dir[cand[rb]];
-      if (xv < yv - 1e-13) rb = m;
+    if (dropped) {   /* compact the list (the identity columns above dropped candidates) */
+      int keep = 0;
+      for (int m = 0; m < nc; m++) if (mark[cand[m]]) cand[keep++] = cand[m];
+      nc = keep;
+      dropped = 0;
     }
-    double yb = sg * col[rb] / dir[cand[rb]];
-    for (int m = 0; m < nc; m++)
-      if (sg * col[m] / dir[cand[m]] > yb + 1e-13) { mark[cand[m]] = 0; alive--; }
+    binv_column(w, c, cand, nc, col);
+    for (int m = 0; m < nc; m++) col[m] = sg * col[m] / dir[cand[m]];   /* each candidate's ratio */
+    int rb = 0;
+    for (int m = 1; m < nc; m++)
+      if (col[m] < col[rb] - 1e-13) rb = m;
+    double yb = col[rb];
+    int keep = 0;   /* drop the candidates above the minimum, compacting the list */
+    for (int m = 0; m < nc; m++) {
+      if (col[m] > yb + 1e-13) {
+        mark[cand[m]] = 0;
+        alive--;
+      } else cand[keep++] = cand[m];
+    }
+    nc = keep;
   }
   for (int m = 0; m < nc; m++) {
     if (r < 0 && mark[cand[m]]) r = cand[m];
@@ -746,9 +799,57 @@ static void column_of(const svi_lr* w, int j, int kind, double* b, double* bg, i
   }
 }
 
-/* Lemke's path; on success w->st / w->x hold the final complementary basis */
-static int lemke_path(svi_lr* w, const lr_pert* pt, int max_iter, double piv_tol, int* pivots) {
-  int n = w->n, p = w->p;
+static void refactor_all(svi_lr* w);
+
+/* The state of a basis the product form handed over (svi_lcp_handover: per row its basic
+ * variable and value): each slot's status, value and row, z0's value and row, every contact
+ * reduced and S factored as after a pivot (refactor_all: the sums formed afresh).  *missing and
+ * *kind: the slot and the kind of the variable that enters next, the complement of the one that
+ * left last (as the product form's loop has it). */
+static void start_from(svi_lr* w, const svi_lcp_basis* b, int* missing, int* kind, int* z0row) {
+  int n = w->n;
+  for (int j = 0; j < n; j++) {
+    w->st[j] = ST_NONE;
+    w->x[j] = 0;
+    w->rowpos[j] = w->orig[j];
+  }
+  w->x[n] = 0;
+  *z0row = -1;
+  for (int r = 0; r < n; r++) {
+    int v = b->basis[r];
+    if (v == 2 * n) {
+      w->x[n] = b->xb[r];
+      *z0row = r;
+      continue;
+    }
+    int j = w->slot_of[v < n ? v : v - n];
+    w->st[j] = v < n ? ST_W : ST_Z;
+    w->x[j] = b->xb[r];
+    w->rowpos[j] = r;
+  }
+  w->z0_active = 1;
+  w->ndefect = 0;
+  for (int i = 0; i < w->nc; i++) {
+    w->dpos[i] = -1;
+    w->nfree[i] = w->ncons[i] = 0;
+    w->ident[i] = 1;
+  }
+  refactor_all(w);
+  int e = b->entering;
+  *missing = w->slot_of[e < n ? e : e - n];
+  *kind = e < n ? ST_W : ST_Z;
+}
+
+/* Lemke's path, from its first pivot or (start) from a basis the product form handed over; on
+ * success w->st / w->x hold the final complementary basis */
+static int lemke_path(svi_lr* w, const lr_pert* pt, int max_iter, double piv_tol,
+                      const svi_lcp_basis* start, int* pivots) {
+  int n = w->n, p = w->p, missing, kind, it, z0row;
+  if (start) {
+    start_from(w, start, &missing, &kind, &z0row);
+    it = start->pivots;
+    goto path;
+  }
   /* first pivot: z0 enters where q_i / d_i is (lexicographically) most negative; B = I */
   int r = -1;
   double best = INFINITY, dr = 1;
@@ -782,7 +883,7 @@ static int lemke_path(svi_lr* w, const lr_pert* pt, int max_iter, double piv_tol
   w->st[rs] = ST_NONE;
   w->x[rs] = 0;
   w->x[n] = z0;
-  int z0row = r;
+  z0row = r;
   w->z0_active = 1;
   w->ndefect = 0;
   memset(w->Sv, 0, sizeof(double) * w->nv * w->nv);
@@ -796,7 +897,10 @@ static int lemke_path(svi_lr* w, const lr_pert* pt, int max_iter, double piv_tol
   memcpy(w->y0, w->d, sizeof(double) * n);
   factor_contact(w, rs / p);   /* the identity with one column missing */
   build_global(w);
-  int missing = rs, kind = ST_Z, it = 1;
+  missing = rs;
+  kind = ST_Z;
+  it = 1;
+path:;
   double b[LR_P], bg[64 > LR_P ? 64 : LR_P];
   double* bgp = w->nv <= 64 ? bg : NULL;
   if (!bgp) return SVI_ERR_CAPACITY;
@@ -987,9 +1091,9 @@ static double refined_residual(svi_lr* w, const svi_lcp_options* o, const double
 /* Drop-in for svi_lcp_lemke_perturbed on the impact LCP of s: (75) when routh, else (31).
  * q, d, order, sign, z in the LCP's own (original) indices.  opt must carry the physical units
  * (svi_impact_lcp_options). */
-int svi_lr_lemke(svi_lr* w, const svi_impact* s, int routh, const double* q, const double* d,
-                 const int* order, const double* sign, const svi_lcp_options* opt, double* z,
-                 svi_lcp_info* info) {
+static int lr_solve(svi_lr* w, const svi_impact* s, int routh, const double* q, const double* d,
+                    const int* order, const double* sign, const svi_lcp_options* opt, double* z,
+                    svi_lcp_info* info, const svi_lcp_basis* start) {
   svi_lcp_info local;
   if (!info) info = &local;
   memset(info, 0, sizeof(*info));
@@ -1028,7 +1132,7 @@ int svi_lr_lemke(svi_lr* w, const svi_impact* s, int routh, const double* q, con
   double *wv = s->lr_scratch, *keep = wv + n, *scr = keep + n;
 
   int piv = 0;
-  int st = lemke_path(w, &pt, max_iter, piv_tol, &piv);
+  int st = lemke_path(w, &pt, max_iter, piv_tol, start, &piv);
   info->pivots = piv;
   if (st == SVI_OK) {
     extract_z(w, z);
@@ -1045,7 +1149,7 @@ int svi_lr_lemke(svi_lr* w, const svi_impact* s, int routh, const double* q, con
   for (double a = 1e-12; a <= 1.01e-6; a *= 100) {
     w->alpha = a * scale;
     int p2 = 0;
-    int s2 = lemke_path(w, &pt, max_iter, piv_tol, &p2);
+    int s2 = lemke_path(w, &pt, max_iter, piv_tol, NULL, &p2);
     info->pivots += p2;
     if (s2 != SVI_OK) continue;
     w->alpha = 0;
@@ -1060,4 +1164,16 @@ int svi_lr_lemke(svi_lr* w, const svi_impact* s, int routh, const double* q, con
   w->alpha = 0;
   memset(z, 0, sizeof(double) * n);
   return info->status;
+}
+
+int svi_lr_lemke(svi_lr* w, const svi_impact* s, int routh, const double* q, const double* d,
+                 const int* order, const double* sign, const svi_lcp_options* opt, double* z,
+                 svi_lcp_info* info) {
+  return lr_solve(w, s, routh, q, d, order, sign, opt, z, info, NULL);
+}
+
+int svi_lr_lemke_from(svi_lr* w, const svi_impact* s, int routh, const double* q, const double* d,
+                      const int* order, const double* sign, const svi_lcp_options* opt,
+                      const svi_lcp_basis* start, double* z, svi_lcp_info* info) {
+  return lr_solve(w, s, routh, q, d, order, sign, opt, z, info, start);
 }
