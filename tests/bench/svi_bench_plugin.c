@@ -40,6 +40,8 @@
  *    valgrind --tool=callgrind --toggle-collect=impact_steps (or native_steps); --plate N DIR,
  *    --tower K, --bin K, --meshpile G LAYERS, --legs K and --snake K write the model of table C or E
  *    and print its path.
+ * --time MODEL.xml REPS times the model's first impact step against native mj_step from the same
+ *    state as table B does (REPS interleaved pairs, medians) and prints both and their ratio.
  * --preview MODEL.xml N draws the first event's outcomes for seeds 1000 .. 1000 + N - 1 by one
  *    svi_event_preview_many inside bench_preview_many() (--toggle-collect=bench_preview_many) and
  *    prints a hash of every bit of their qvel.
@@ -727,6 +729,16 @@ int main(int argc, char** argv) {
   if ((argc == 4 || argc == 5) && !strcmp(argv[1], "--impact"))
     return impact_mode(argv[2], atoi(argv[3]), argc == 5 ? argv[4] : NULL);
   if (argc == 4 && !strcmp(argv[1], "--preview")) return preview_mode(argv[2], atoi(argv[3]));
+  if (argc == 4 && !strcmp(argv[1], "--time")) {   /* table B's measurement on one model */
+    int reps = atoi(argv[3]);
+    if (reps < 1) { fprintf(stderr, "--time MODEL.xml REPS: REPS >= 1\n"); return 2; }
+    step_cost c = impact_step(argv[2], reps);
+    if (!c.ok) { fprintf(stderr, "%s: no impact event (or it did not load)\n", argv[2]); return 1; }
+    printf("%s: impact step %.1f us, native mj_step %.1f us from the same state, %.2fx (medians of %d; "
+           "%d contacts, %d LCPs)\n", argv[2], c.impact_us, c.native_us, c.impact_us / c.native_us, reps,
+           c.ncontact, c.lcps);
+    return 0;
+  }
   if (argc == 3 && (!strcmp(argv[1], "--legs") || !strcmp(argv[1], "--snake"))) {
     char path[256];
     int k = atoi(argv[2]), legs = !strcmp(argv[1], "--legs");
@@ -777,8 +789,9 @@ int main(int argc, char** argv) {
   if (!dir || dir[0] == '-') {
     fprintf(stderr,
             "usage: %s [MODEL_DIR] [--quick] [--only=TABLES]   (TABLES: any of A B C D E F G H; default models)\n"
-            "       %s --impact MODEL.xml STEPS [LAW] | --count MODEL.xml MODE STEPS | --plate N DIR | --tower K | --bin K | --meshpile G LAYERS | --legs K | --snake K\n",
-            argv[0], argv[0]);
+            "       %s --impact MODEL.xml STEPS [LAW] | --count MODEL.xml MODE STEPS | --plate N DIR | --tower K | --bin K | --meshpile G LAYERS | --legs K | --snake K\n"
+            "       %s --time MODEL.xml REPS   (wall time of the first event's impact step against native mj_step, as table B)\n",
+            argv[0], argv[0], argv[0]);
     return 2;
   }
   int steps = quick ? 5000 : 50000;
