@@ -1285,7 +1285,7 @@ void svi_lcp_counts(const svi_lcp_work* w, long long* paths_large, long long* re
 }
 
 /* lemke_path in revised form; SVI_ERR_CAPACITY when the eta file is full (the caller restarts on
- * the tableau) */
+ * the tableau); SVI_LCP_HANDOVER where it reaches w->hand_neta etas (svi_lcp_handover) */
 static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, const double* d,
                     const perturbation* pt, int max_iter, double piv_tol, double* z, int* pivots) {
   const int z0 = 2 * n, kmax = PFI_KMAX(w->pfi_n), level = ratio_level(2);
@@ -1333,19 +1333,21 @@ static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, co
    * (pfi_rebuild_look; from n >= PFI_REBUILD_NMIN, first at PFI_REBUILD_SLACK + 2 etas, the least
    * count that can reach 2 k + PFI_REBUILD_SLACK with z0 basic, k >= 1) */
   int lim = n >= PFI_REBUILD_NMIN && !w->no_rebuild && PFI_REBUILD_SLACK + 2 < kmax ? PFI_REBUILD_SLACK + 2 : kmax;
+  if (w->hand_neta < lim) lim = w->hand_neta;   /* a handover is a stop as lim is */
   int it = 1;
   for (;;) {
     int entering = leaving < n ? leaving + n : leaving - n;
     if (it >= max_iter) { *pivots = it; return SVI_ERR_MAXITER; }
-    if (w->neta >= w->hand_neta) {   /* the low-rank Lemke goes on from here (svi_lcp_handover) */
-      pfi_settle(w);
-      w->hand_entering = entering;
-      w->hand_pivots = *pivots = it;
-      return SVI_LCP_HANDOVER;
-    }
     if (w->neta >= lim) {
+      if (w->neta >= w->hand_neta) {   /* the low-rank Lemke goes on from here (svi_lcp_handover) */
+        pfi_settle(w);
+        w->hand_entering = entering;
+        w->hand_pivots = *pivots = it;
+        return SVI_LCP_HANDOVER;
+      }
       if (w->neta >= kmax) { *pivots = it; return SVI_ERR_CAPACITY; }
       lim = pfi_rebuild_look(w, n, M, d, kmax);
+      if (w->hand_neta < lim) lim = w->hand_neta;
     }
     pfi_entering(w, n, M, d, entering);
     r = pfi_ratio_test(w, n, piv_tol, pt, level);
@@ -1543,17 +1545,21 @@ static int lemke_solve(svi_lcp_work* w, int n, const svi_lcp_prepared* P, const 
 
   int piv = 0;
   w->rebuilds = 0;
-  w->hand_neta = P->handover_neta > 0 ? P->handover_neta : INT_MAX;
-  int st = any_path(w, n, M, q, d, &pt, max_iter, piv_tol, z, &piv);
-  w->hand_neta = INT_MAX;   /* the retries below run to their end */
+  int st;
+  if (P->handover_neta > 0) {
+    w->hand_neta = P->handover_neta;
+    st = any_path(w, n, M, q, d, &pt, max_iter, piv_tol, z, &piv);
+    w->hand_neta = INT_MAX;   /* the retries below run to their end */
+  } else
+    st = any_path(w, n, M, q, d, &pt, max_iter, piv_tol, z, &piv);
   info->pivots = piv;
   info->rebuilds = w->rebuilds;
-  if (st == SVI_LCP_HANDOVER) return info->status = st;
   if (st == SVI_OK) {
     info->residual = refined_residual(w, &o, n, M, q, z, res_tol);
     if (info->residual <= res_tol) return info->status = SVI_OK;
     st = SVI_ERR_RESIDUAL;
-  }
+  } else if (st == SVI_LCP_HANDOVER)
+    return info->status = st;
   info->status = st;
   if (!o.regularize) { memset(z, 0, sizeof(double) * n); return st; }
 
