@@ -87,8 +87,8 @@ svi_lr* svi_lr_create(int nc_max, int nv_max) {
   w->jrow = xalloc(sizeof(int) * n);
   w->rowpos = xalloc(sizeof(int) * n);
   w->st = xalloc((size_t)n);
-  w->x = xalloc(sizeof(double) * (n + 1));   /* x[n]: z0 */
-  w->dir = xalloc(sizeof(double) * n);
+  w->x = xalloc(sizeof(double) * (n + 4));   /* x[n]: z0; to n + 3 read by ratio_test's scan */
+  w->dir = xalloc(sizeof(double) * (n + 4));  /* zeros from n to a multiple of 4 (ratio_test) */
   w->q = xalloc(sizeof(double) * n);
   w->d = xalloc(sizeof(double) * n);
   w->y0 = xalloc(sizeof(double) * n);
@@ -706,17 +706,26 @@ static void binv_column(svi_lr* w, int corig, const int* cand, int ncand, double
 static int ratio_test(svi_lr* w, double z0dir, double piv_tol, const lr_pert* pt) {
   int n = w->n;
   const double* dir = w->dir;
-  double best = svi_kern_min_ratio(n, w->x, dir, piv_tol);
+  /* the product form's one-pass scan (svi_lcp.c, pfi_ratio_test): the minimum (min_ratio's bits),
+   * a row that attains it and the second smallest ratio, over n rounded up to whole vectors (dir
+   * is zero on the padding, lr_solve) */
+  double sec;
+  int r1;
+  double best = svi_kern_ratio_scan(2, (n + 3) & ~3, w->x, dir, piv_tol, &sec, &r1, NULL, 0.0, -1);
   int z0_cand = 0;
   if (z0dir > piv_tol) {
     double t = w->x[n] / z0dir;
     if (t < best) best = t;
   }
   if (best == INFINITY) return -1;
-  double tie = 1e-11 * (1 + fabs(best));
-  if (z0dir > piv_tol && w->x[n] / z0dir <= best + tie) z0_cand = 1;
+  double tie = 1e-11 * (1 + fabs(best)), lim = best + tie;
+  if (z0dir > piv_tol && w->x[n] / z0dir <= lim) z0_cand = 1;
   if (z0_cand) return n;
-  int nc = svi_kern_ratio_ties(n, w->x, dir, piv_tol, best + tie, w->cand);
+  /* best is the rows' minimum here (a smaller z0 ratio would have been a candidate): when no other
+   * row's ratio comes within the tie tolerance, r1 is the two-pass test's one row (the proof at
+   * pfi_ratio_test) */
+  if (lim >= 1e-290 && sec > lim * (1 + 8 * DBL_EPSILON) && w->x[r1] <= lim * dir[r1]) return r1;
+  int nc = svi_kern_ratio_ties(n, w->x, dir, piv_tol, lim, w->cand);
   if (nc == 1) return w->cand[0];
   /* the dense solver scans candidates in tableau row order: few by insertion, many (a tie of
    * hundreds of rows on a degenerate sliding landing, O(nc^2)) by their rows in one pass
@@ -1115,6 +1124,7 @@ static int lr_solve(svi_lr* w, const svi_impact* s, int routh, const double* q, 
   w->n = n;
   w->alpha = 0;
   layout(w);
+  for (int i = n; i < ((n + 3) & ~3); i++) w->dir[i] = 0.0;   /* the scan's padding rows */
   /* Y of the all-w basis: the Jbar rows, by slot */
   for (int j = 0; j < n; j++) {
     int r = w->jrow[j];
