@@ -1037,18 +1037,22 @@ static int lowrank_pays(int nb, int nv, int n_routh, int step_solve) {
 /* The eta count k at which the dense Lemke's product form hands its path over to the low-rank one
  * (svi_impact_lemke, svi_lr_lemke_from: the same path from the same basis).  A pivot of the
  * product form costs about n k (the FTRANs of the entering column and of a tie's columns through
- * k etas; k grows along the path, a rebuild brings it back to the basis' structural columns); one
- * of the low-rank Lemke O(n nv) plus its contacts' reductions and the refactor of its system of
- * s <= 2 nv + 1 unknowns.  So a long path pays to go on there once k exceeds about C (nv + 1)^2 / n
- * etas, C = 450 fit in instructions (callgrind, the plugin's impact step; thirty-fourth speed
- * session, docs/benchmarks-log.md): plates on 64 to 121 sphere feet landing while they slide
- * (nv = 6, 300-550 pivots: from 1.0 to 4.6 times fewer instructions, 64 feet 0.96), which
- * hand over at 32-50 etas; a two-legged robot on 98 contacts (nv = 18, up to 165 pivots), which
- * would lose 16 % (handing over at 100 etas) to 100 % (at its first pivot) and does not reach
- * its 236 etas; mesh piles
- * (nv = 54-60) beyond the eta file.  Short paths (a flat landing, 10 pivots) never get there. */
+ * k etas; k grows along the path, a rebuild brings it back to the basis' structural columns).
+ * One of the low-rank Lemke costs O(n nv) and, above all on these sizes, work that does not grow
+ * with n: its contacts' reductions, the sums over their basic impulses and the refactor of its
+ * system of s <= 2 nv + 1 unknowns, O((nv + 1)^3).  So a long path pays to go on there once k
+ * exceeds about C (nv + 1)^3 / n etas, C = 160 fit in instructions (callgrind, the plugin's impact
+ * step; thirty-fourth speed session, docs/benchmarks-log.md) on 25 models of two new users and
+ * this session: plates and tables on 36 to 144 sphere or capsule feet landing while they slide
+ * or spin (nv = 6; 55 etas at 144 contacts, 79 at 100, 123 at 64, 218 at 36), two stacked
+ * plates (nv = 12, 628 etas at 80 contacts: never reached), a two-legged robot on 98 contacts
+ * (nv = 18), mesh piles (nv = 54-60) beyond the eta file.  A handover that comes early on a
+ * path that ends soon after costs more than it saves (36 feet: +10-13 % at 60-100 etas); one that
+ * comes late leaves a long path in the product form (a plate sliding onto 100 feet: 264 M
+ * instructions for two impact steps without it, 48 M at 80 etas).  Short paths (a flat landing,
+ * 10 pivots) never get there. */
 static int handover_neta(int nv, int n) {
-  double h = 450.0 * (nv + 1) * (nv + 1) / n;
+  double h = 160.0 * (nv + 1) * (nv + 1) * (nv + 1) / n;
   return h < 2 * n + 16 ? (int)ceil(h) : 0;
 }
 
