@@ -12,7 +12,8 @@
  * other block of 8 problems has its LCPs solved by the low-rank Lemke (svi_lowrank.c) instead,
  * forced whatever the problem's size, and every other block of 16 of the rest runs the plugin's
  * per-step solve (svi_impact_set_step_solve: each enumerated pattern solved at its step, no
- * per-event maps).
+ * per-event maps).  test_stacks runs 10^5 stacks through the dense Lemke, an eighth of them with
+ * its paths handed over to the low-rank Lemke early (svi_impact_set_handover).
  *
  *   test_property [problems]      default 100000; SVI_TEST_SCALE scales it (0.1 under ASan)
  */
@@ -360,14 +361,23 @@ static void test_box_into_wall(int problems, int samples) {
  * those paths and rebuilds are checked too, so that the test cannot pass without them. */
 static void test_stacks(long long problems) {
   long long skipped = 0, lcps = 0, retries = 0, large_problems = 0, rows_max = 0;
+  long long handed = 0, hand_problems = 0;
   tally y = {0};
-  svi_impact* s = svi_impact_create(Q_MAX_NV, Q_MAX_NC, 2);
-  svi_impact_set_solver(s, SVI_SOLVER_DENSE);
+  svi_impact* s0 = svi_impact_create(Q_MAX_NV, Q_MAX_NC, 2);
+  svi_impact* sh = svi_impact_create(Q_MAX_NV, Q_MAX_NC, 2);   /* SVI_SOLVER_AUTO */
+  svi_impact_set_solver(s0, SVI_SOLVER_DENSE);
   for (long long t = 0; t < problems; t++) {
     prob p;
     if (!make_stack(&p, (uint64_t)t)) { skipped++; continue; }
     svi_problem_def def = {p.nv, p.nc, p.nt, p.M, p.Jn, p.Jt, p.mu, p.v};
+    /* every eighth problem with the dense paths handed over to the low-rank Lemke early (2 to 38
+     * etas, forced; svi_impact.c's handover_neta), at about twice the instructions of the dense
+     * path alone on these few bodies */
+    svi_impact* s = t % 8 == 1 ? sh : s0;
+    if (s == sh) svi_impact_set_handover(sh, 2 + 6 * (int)((t / 8) % 7));
     if (svi_impact_setup(s, &def, NULL, 0) != SVI_OK) { skipped++; continue; }
+    long long h0 = sh->handovers;
+    hand_problems += s == sh && sh->handover > 0;
     long long rows = svi_impact_lcp_rows(s);
     large_problems += rows >= SVI_PFI_LARGE_NMIN;
     rows_max = rows > rows_max ? rows : rows_max;
@@ -383,15 +393,23 @@ static void test_stacks(long long problems) {
     tally_sample(&y, &p, v, st, &info, ke0, vapp);
     lcps += info.lcps;
     retries += info.step_retries + info.sample_retries;
+    handed += sh->handovers > h0;
   }
-  long long paths_large, rebuilds;
-  svi_lcp_counts(s->lcp, &paths_large, &rebuilds);
-  svi_impact_destroy(s);
+  long long paths_large, rebuilds, pl_h, rb_h;
+  svi_lcp_counts(s0->lcp, &paths_large, &rebuilds);
+  svi_lcp_counts(sh->lcp, &pl_h, &rb_h);
+  paths_large += pl_h;
+  rebuilds += rb_h;
+  svi_impact_destroy(s0);
+  svi_impact_destroy(sh);
   printf("stacks: %lld problems (%lld skipped), %lld with step LCPs of %d to %lld rows; %lld samples, %lld LCPs, "
-         "%lld product-form paths of %d rows or more, %lld rebuilds, %lld retries\n",
+         "%lld product-form paths of %d rows or more, %lld rebuilds, %lld retries; %lld problems with the handover "
+         "to the low-rank Lemke forced, %lld handed over\n",
          problems, skipped, large_problems, SVI_PFI_LARGE_NMIN, rows_max, y.samples, lcps, paths_large,
-         SVI_PFI_LARGE_NMIN, rebuilds, retries);
+         SVI_PFI_LARGE_NMIN, rebuilds, retries, hand_problems, handed);
   tally_check(&y, "stacks");
+  CHECK(handed * 16 >= problems, "stacks: only %lld of %lld problems handed over to the low-rank Lemke", handed,
+        problems);
   CHECK(problems - skipped >= problems * 9 / 10, "stacks: %lld of %lld problems usable", problems - skipped, problems);
   CHECK(y.accepted * 2 > y.samples, "stacks: only %lld of %lld samples accepted", y.accepted, y.samples);
   CHECK(paths_large * 2 >= large_problems, "stacks: %lld paths of %d rows or more for %lld such problems", paths_large,
