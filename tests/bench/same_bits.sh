@@ -5,7 +5,8 @@
 # large event (a box landing on a stack of 12 boxes: 48 contacts, LCPs of 288 and 336 rows, the
 # product-form paths only n >= 64 takes) gives the same hash of qvel from both svi-bench-plugin;
 # and Algorithm 2 on a box landing on an edge (two spatial contacts: the spatial pattern maps and
-# their AVX2 scan, svi_modes.c) writes the same CSV from both svi-sample.
+# their AVX2 scan, svi_modes.c) writes the same CSV from both svi-sample; and the sliding plate of
+# tests/data (a 700-row path the product form hands over to the low-rank Lemke) the same qvel.
 # Usage: tests/bench/same_bits.sh BUILD_A BUILD_B [SAMPLES]
 set -euo pipefail
 A=$1 B=$2 K=${3:-3000}
@@ -26,10 +27,17 @@ if [ "${a##*hash of qvel }" != "${b##*hash of qvel }" ]; then
   echo "DIFFERENT: tower of 12"; echo "  $A: $a"; echo "  $B: $b"; status=1
 fi
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# the sliding plate: the product form's path handed over to the low-rank Lemke (its ratio scan and
+# tie pass, theory 5.2)
+a=$("$A/svi-bench-plugin" --impact "$root/tests/data/plate_slide_100.xml" 1)
+b=$("$B/svi-bench-plugin" --impact "$root/tests/data/plate_slide_100.xml" 1)
+if [ "${a##*hash of qvel }" != "${b##*hash of qvel }" ]; then
+  echo "DIFFERENT: sliding plate"; echo "  $A: $a"; echo "  $B: $b"; status=1
+fi
 csv_a=$(mktemp) csv_b=$(mktemp)
 "$A/svi-sample" --model "$root/models/scenes/box_edge.xml" --samples "$K" --threads 2 --csv "$csv_a" --plot - > /dev/null
 "$B/svi-sample" --model "$root/models/scenes/box_edge.xml" --samples "$K" --threads 2 --csv "$csv_b" --plot - > /dev/null
 if ! cmp -s "$csv_a" "$csv_b"; then echo "DIFFERENT: box_edge Algorithm 2 samples"; status=1; fi
 rm -f "$csv_a" "$csv_b"
-[ $status -eq 0 ] && echo "same bits: 6 examples x 4 rules, $K samples each, a 48-contact event, and $K Algorithm 2 samples of a box on an edge ($A vs $B)"
+[ $status -eq 0 ] && echo "same bits: 6 examples x 4 rules, $K samples each, a 48-contact event, a sliding plate's 100-contact event handed over to the low-rank Lemke, and $K Algorithm 2 samples of a box on an edge ($A vs $B)"
 exit $status
