@@ -695,9 +695,10 @@ static void binv_column(svi_lr* w, int corig, const int* cand, int ncand, double
     slot_values(w, cand, ncand, out);
   } else
     for (int k = 0; k < ncand; k++) out[k] = 0.0;
+  const int base = ci * w->p;   /* contact ci's slots: base .. base + p - 1, without a division */
   for (int k = 0; k < ncand; k++) {
-    int j = cand[k];
-    if (j / w->p == ci) out[k] += e_at(w, ci, j % w->p, cl);
+    int l = cand[k] - base;
+    if ((unsigned)l < (unsigned)w->p) out[k] += e_at(w, ci, l, cl);
   }
 }
 
