@@ -1545,13 +1545,9 @@ static int lemke_solve(svi_lcp_work* w, int n, const svi_lcp_prepared* P, const 
 
   int piv = 0;
   w->rebuilds = 0;
-  int st;
-  if (P->handover_neta > 0) {
-    w->hand_neta = P->handover_neta;
-    st = any_path(w, n, M, q, d, &pt, max_iter, piv_tol, z, &piv);
-    w->hand_neta = INT_MAX;   /* the retries below run to their end */
-  } else
-    st = any_path(w, n, M, q, d, &pt, max_iter, piv_tol, z, &piv);
+  if (P->handover_neta > 0) w->hand_neta = P->handover_neta;
+  int st = any_path(w, n, M, q, d, &pt, max_iter, piv_tol, z, &piv);
+  w->hand_neta = INT_MAX;   /* the retries below run to their end */
   info->pivots = piv;
   info->rebuilds = w->rebuilds;
   if (st == SVI_OK) {

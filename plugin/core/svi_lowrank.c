@@ -572,25 +572,10 @@ static void global_solve_local(svi_lr* w, int c, const double* b, const double* 
   solve_global(w, w->u);
 }
 
-/* The change of the basic variable in slot j for the global solution w->u, without the local
- * term of the right-hand side's own contact. */
-static double slot_value(const svi_lr* w, int j) {
-  int nv = w->nv, n = w->n, i = j / w->p, l = j % w->p;
-  double a = 0;
-  for (int b = 0; b < nv; b++) a += w->Yt[(size_t)b * n + j] * w->u[b];
-  if (w->z0_active) a += w->y0[j] * w->u[nv];
-  if (w->dpos[i] >= 0 && w->nfree[i] > 0) {
-    int fcol = nv + w->z0_active;
-    for (int k = 0; k < w->dpos[i]; k++) fcol += w->nfree[w->defect[k]];
-    const double* Nf = w->N + (size_t)i * LR_P * LR_P;
-    for (int f = 0; f < w->nfree[i]; f++) a += Nf[l * LR_P + f] * w->u[fcol + f];
-  }
-  return a;
-}
-
-/* slot_value of the slots cand[0 .. nc): the same products and sums in the same order for each,
- * velocity by velocity over all of them (one pass over each row of Yt, not nv strided reads a
- * slot); for the ties of hundreds of rows a degenerate landing brings (ratio_test) */
+/* The change of the basic variable in the slots cand[0 .. nc) for the global solution w->u,
+ * without the local term of the right-hand side's own contact: velocity by velocity over all of
+ * them (one pass over each row of Yt, not nv strided reads a slot; ties of hundreds of rows come
+ * with a degenerate landing), then z0's term, then the free columns of a defect contact. */
 static void slot_values(const svi_lr* w, const int* restrict cand, int nc, double* restrict out) {
   int nv = w->nv, n = w->n;
   for (int k = 0; k < nc; k++) out[k] = 0.0;
@@ -811,32 +796,9 @@ static void column_of(const svi_lr* w, int j, int kind, double* b, double* bg, i
 
 static void refactor_all(svi_lr* w);
 
-/* The state of a basis the product form handed over (svi_lcp_handover: per row its basic
- * variable and value): each slot's status, value and row, z0's value and row, every contact
- * reduced and S factored as after a pivot (refactor_all: the sums formed afresh).  *missing and
- * *kind: the slot and the kind of the variable that enters next, the complement of the one that
- * left last (as the product form's loop has it). */
-static void start_from(svi_lr* w, const svi_lcp_basis* b, int* missing, int* kind, int* z0row) {
-  int n = w->n;
-  for (int j = 0; j < n; j++) {
-    w->st[j] = ST_NONE;
-    w->x[j] = 0;
-    w->rowpos[j] = w->orig[j];
-  }
-  w->x[n] = 0;
-  *z0row = -1;
-  for (int r = 0; r < n; r++) {
-    int v = b->basis[r];
-    if (v == 2 * n) {
-      w->x[n] = b->xb[r];
-      *z0row = r;
-      continue;
-    }
-    int j = w->slot_of[v < n ? v : v - n];
-    w->st[j] = v < n ? ST_W : ST_Z;
-    w->x[j] = b->xb[r];
-    w->rowpos[j] = r;
-  }
+/* The per-contact state of a basis with z0 basic and no contact reduced yet: every contact the
+ * identity, no defect (factor_contact and build_global then form what the basis needs) */
+static void reset_contacts(svi_lr* w) {
   w->z0_active = 1;
   w->ndefect = 0;
   for (int i = 0; i < w->nc; i++) {
@@ -844,24 +806,12 @@ static void start_from(svi_lr* w, const svi_lcp_basis* b, int* missing, int* kin
     w->nfree[i] = w->ncons[i] = 0;
     w->ident[i] = 1;
   }
-  refactor_all(w);
-  int e = b->entering;
-  *missing = w->slot_of[e < n ? e : e - n];
-  *kind = e < n ? ST_W : ST_Z;
 }
 
-/* Lemke's path, from its first pivot or (start) from a basis the product form handed over; on
- * success w->st / w->x hold the final complementary basis */
-static int lemke_path(svi_lr* w, const lr_pert* pt, int max_iter, double piv_tol,
-                      const svi_lcp_basis* start, int* pivots) {
-  int n = w->n, p = w->p, missing, kind, it, z0row;
-  if (start) {
-    start_from(w, start, &missing, &kind, &z0row);
-    it = start->pivots;
-    goto path;
-  }
-  /* first pivot: z0 enters where q_i / d_i is (lexicographically) most negative; B = I */
-  int r = -1;
+/* The first pivot: z0 enters where q_i / d_i is (lexicographically) most negative; B = I.
+ * *missing, *kind: the slot and kind that enter next (that row's z); *z0row: z0's row. */
+static void first_pivot(svi_lr* w, const lr_pert* pt, int* missing, int* kind, int* z0row) {
+  int n = w->n, r = -1;
   double best = INFINITY, dr = 1;
   for (int o = 0; o < n; o++) {
     int j = w->slot_of[o];
@@ -893,24 +843,59 @@ static int lemke_path(svi_lr* w, const lr_pert* pt, int max_iter, double piv_tol
   w->st[rs] = ST_NONE;
   w->x[rs] = 0;
   w->x[n] = z0;
-  z0row = r;
-  w->z0_active = 1;
-  w->ndefect = 0;
+  *z0row = r;
+  reset_contacts(w);
   memset(w->Sv, 0, sizeof(double) * w->nv * w->nv);
   memset(w->S0, 0, sizeof(double) * w->nv);
-  for (int i = 0; i < w->nc; i++) {
-    w->dpos[i] = -1;
-    w->nfree[i] = w->ncons[i] = 0;
-    w->ident[i] = 1;
-  }
   memcpy(w->Yt, w->Yt0, sizeof(double) * (size_t)n * w->nv);
   memcpy(w->y0, w->d, sizeof(double) * n);
-  factor_contact(w, rs / p);   /* the identity with one column missing */
+  factor_contact(w, rs / w->p);   /* the identity with one column missing */
   build_global(w);
-  missing = rs;
-  kind = ST_Z;
-  it = 1;
-path:;
+  *missing = rs;
+  *kind = ST_Z;
+}
+
+/* The state of a basis the product form handed over (svi_lcp_handover: per row its basic
+ * variable and value): each slot's status, value and row, z0's value and row, every contact
+ * reduced and S factored as after a pivot (refactor_all: the sums formed afresh).  *missing and
+ * *kind: the slot and the kind of the variable that enters next, the complement of the one that
+ * left last (as the product form's loop has it). */
+static void start_from(svi_lr* w, const svi_lcp_basis* b, int* missing, int* kind, int* z0row) {
+  int n = w->n;
+  for (int j = 0; j < n; j++) {
+    w->st[j] = ST_NONE;
+    w->x[j] = 0;
+    w->rowpos[j] = w->orig[j];
+  }
+  w->x[n] = 0;
+  *z0row = -1;
+  for (int r = 0; r < n; r++) {
+    int v = b->basis[r];
+    if (v == 2 * n) {
+      w->x[n] = b->xb[r];
+      *z0row = r;
+      continue;
+    }
+    int j = w->slot_of[v < n ? v : v - n];
+    w->st[j] = v < n ? ST_W : ST_Z;
+    w->x[j] = b->xb[r];
+    w->rowpos[j] = r;
+  }
+  reset_contacts(w);
+  refactor_all(w);
+  int e = b->entering;
+  *missing = w->slot_of[e < n ? e : e - n];
+  *kind = e < n ? ST_W : ST_Z;
+}
+
+/* Lemke's path, from its first pivot or (start) from a basis the product form handed over; on
+ * success w->st / w->x hold the final complementary basis */
+static int lemke_path(svi_lr* w, const lr_pert* pt, int max_iter, double piv_tol,
+                      const svi_lcp_basis* start, int* pivots) {
+  int n = w->n, p = w->p, missing, kind, z0row;
+  if (start) start_from(w, start, &missing, &kind, &z0row);
+  else first_pivot(w, pt, &missing, &kind, &z0row);
+  int it = start ? start->pivots : 1;
   double b[LR_P], bg[64 > LR_P ? 64 : LR_P];
   double* bgp = w->nv <= 64 ? bg : NULL;
   if (!bgp) return SVI_ERR_CAPACITY;
@@ -1062,7 +1047,9 @@ static void refine(svi_lr* w, const double* wv, double* z) {
   for (int j = 0; j < n; j++) {
     if (w->st[j] != ST_Z) continue;
     int i = j / p, l = j % p;
-    double dx = slot_value(w, j) + e_dot(w, i, l, res + i * p);
+    double sv;
+    slot_values(w, &j, 1, &sv);
+    double dx = sv + e_dot(w, i, l, res + i * p);
     double v = z[w->orig[j]] + dx;
     z[w->orig[j]] = v > 0 ? v : 0;
   }
