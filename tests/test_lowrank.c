@@ -230,6 +230,32 @@ static int step_lcp(const svi_impact* s, uint64_t t, int rep, double* q, double*
   return pert;
 }
 
+/* One LCP solved two ways on s's event, (75) if routh else (31): the first solution (status s1)
+ * checked on the densely built matrix (1e-9, 1e-6 if regularised), and the two compared by the
+ * velocity change they give (the same, different with the second valid too, or different with it
+ * invalid), or counted by which of them solved it */
+static void tally_pair(tally* ty, const svi_impact* s, int routh, const double* q, const svi_lcp_options* o,
+                       int s1, const double* z1, int s2, const double* z2) {
+  int n = routh ? s->n_routh : s->n_ap, off = routh ? s->nc : 0;
+  const double* A = routh ? s->A_routh : s->A_ap;
+  ty->solves++;
+  if (s1 >= 0) {   /* independent check on the dense matrix */
+    double r = svi_lcp_residual_units(n, A, q, z1, o->zunit, o->wunit);
+    ty->worst_res = fmax(ty->worst_res, r);
+    if (r > (s1 == SVI_OK ? 1e-9 : 1e-6)) ty->bad_res++;
+  }
+  if (s1 >= 0 && s2 >= 0) {
+    ty->both_ok++;
+    double scale, g = dv_gap(s, z1 + off, z2 + off, &scale);
+    int same = g <= 1e-7 * fmax(scale, 1e-300) + 1e-12 * s->vscale;
+    if (same) ty->same_v++;
+    else if (svi_lcp_residual_units(n, A, q, z2, o->zunit, o->wunit) <= 1e-6) ty->diff_v_valid++;
+    else ty->diff_v_bad++;
+  } else if (s1 >= 0) ty->lr_only++;
+  else if (s2 >= 0) ty->dense_only++;
+  else ty->neither++;
+}
+
 static void compare_lcps(svi_impact* s, uint64_t t, tally* ty) {
   int nc = s->nc;
   double *q = malloc(sizeof(double) * 7 * T_NC), *z1 = malloc(sizeof(double) * 7 * T_NC);
@@ -239,35 +265,17 @@ static void compare_lcps(svi_impact* s, uint64_t t, tally* ty) {
   for (int rep = 0; rep < 6; rep++) {
     int routh = rep < 4, n = routh ? s->n_routh : s->n_ap;
     const double* A = routh ? s->A_routh : s->A_ap;
-    int off = routh ? nc : 0;
     int pert = step_lcp(s, t, rep, q, d, sg, ord);
     svi_lcp_options o = svi_impact_lcp_options(s, NULL, routh);
     svi_lcp_info i1, i2;
     int s1 = svi_lr_lemke(s->lr, s, routh, q, pert ? d : NULL, pert ? ord : NULL, pert ? sg : NULL, &o, z1, &i1);
     int s2 = svi_lcp_lemke_perturbed(s->lcp, n, A, q, pert ? d : NULL, pert ? ord : NULL,
                                      pert ? sg : NULL, &o, z2, &i2);
-    ty->solves++;
-    if (s1 >= 0) {   /* independent check on the dense matrix */
-      double r = svi_lcp_residual_units(n, A, q, z1, o.zunit, o.wunit);
-      ty->worst_res = fmax(ty->worst_res, r);
-      if (r > (s1 == SVI_OK ? 1e-9 : 1e-6)) ty->bad_res++;
-    }
-    if (s1 >= 0 && s2 >= 0) {
-      ty->both_ok++;
-      ty->same_pivots += i1.pivots == i2.pivots;
-      double scale, g = dv_gap(s, z1 + off, z2 + off, &scale);
-      int same = g <= 1e-7 * fmax(scale, 1e-300) + 1e-12 * s->vscale;
-      if (same) ty->same_v++;
-      else if (svi_lcp_residual_units(n, A, q, z2, o.zunit, o.wunit) <= 1e-6) ty->diff_v_valid++;
-      else ty->diff_v_bad++;
-    } else if (s1 >= 0) ty->lr_only++;
-    else if (s2 >= 0) {
-      ty->dense_only++;
-      if (getenv("TLR_VERBOSE"))
-        fprintf(stderr, "dense-only: problem %llu nc %d nv %d nt %d rep %d st %d pivots %d/%d res %g\n",
-                (unsigned long long)t, nc, s->nv, s->nt, rep, s1, i1.pivots, i2.pivots, i1.residual);
-    }
-    else ty->neither++;
+    tally_pair(ty, s, routh, q, &o, s1, z1, s2, z2);
+    ty->same_pivots += s1 >= 0 && s2 >= 0 && i1.pivots == i2.pivots;
+    if (s1 < 0 && s2 >= 0 && getenv("TLR_VERBOSE"))
+      fprintf(stderr, "dense-only: problem %llu nc %d nv %d nt %d rep %d st %d pivots %d/%d res %g\n",
+              (unsigned long long)t, nc, s->nv, s->nt, rep, s1, i1.pivots, i2.pivots, i1.residual);
   }
   free(q); free(z1); free(z2); free(d); free(sg); free(ord);
 }
@@ -502,9 +510,9 @@ static void check_handover(long long P) {
   double *z2 = malloc(sizeof(double) * 7 * T_NC), *d = malloc(sizeof(double) * 7 * T_NC);
   double *sg = malloc(sizeof(double) * 7 * T_NC);
   int* ord = malloc(sizeof(int) * 7 * T_NC);
-  long long events = 0, solves = 0, handed = 0, both = 0, same_v = 0, diff_valid = 0, diff_bad = 0;
-  long long h_only = 0, d_only = 0, bad_res = 0, samples = 0, invalid = 0;
-  double worst = 0;
+  long long events = 0, handed = 0, samples = 0, invalid = 0;
+  tally ty;   /* lr_only: solved only with the handover, dense_only: only by the dense path */
+  memset(&ty, 0, sizeof(ty));
   tprob p;
   for (long long k = 0; k < P; k++) {
     make_problem(&p, (uint64_t)(200000 + k), (int)(k % 5));
@@ -520,31 +528,16 @@ static void check_handover(long long P) {
     svi_impact_dense(h);
     svi_impact_dense(sd);
     for (int rep = 0; rep < 6; rep++) {
-      int routh = rep < 4, n = routh ? h->n_routh : h->n_ap;
-      int off = routh ? h->nc : 0;
+      int routh = rep < 4;
       int pert = step_lcp(h, (uint64_t)k, rep, q, d, sg, ord);
       if (!routh) svi_impact_ap(h), svi_impact_ap(sd);
-      const double* A = routh ? h->A_routh : h->A_ap;
       svi_lcp_options o = svi_impact_lcp_options(h, NULL, routh);
       svi_lcp_info i1, i2;
       long long h0 = h->handovers;
       int s1 = svi_impact_lemke(h, routh, q, pert ? d : NULL, pert ? ord : NULL, pert ? sg : NULL, &o, z1, &i1);
       int s2 = svi_impact_lemke(sd, routh, q, pert ? d : NULL, pert ? ord : NULL, pert ? sg : NULL, &o, z2, &i2);
-      solves++;
       handed += h->handovers > h0;
-      if (s1 >= 0) {
-        double r = svi_lcp_residual_units(n, A, q, z1, o.zunit, o.wunit);
-        worst = fmax(worst, r);
-        if (r > (s1 == SVI_OK ? 1e-9 : 1e-6)) bad_res++;
-      }
-      if (s1 >= 0 && s2 >= 0) {
-        both++;
-        double scale, g = dv_gap(h, z1 + off, z2 + off, &scale);
-        if (g <= 1e-7 * fmax(scale, 1e-300) + 1e-12 * h->vscale) same_v++;
-        else if (svi_lcp_residual_units(n, A, q, z2, o.zunit, o.wunit) <= 1e-6) diff_valid++;
-        else diff_bad++;
-      } else if (s1 >= 0) h_only++;
-      else if (s2 >= 0) d_only++;
+      tally_pair(&ty, h, routh, q, &o, s1, z1, s2, z2);
     }
     svi_routh_config c = svi_routh_default_config();
     c.branch = k % 3 == 0 ? SVI_BRANCH_LEMKE : SVI_BRANCH_RANDOM;
@@ -561,15 +554,15 @@ static void check_handover(long long P) {
          "both solved %lld, only with the handover %lld, only the dense path %lld; same v' %lld, different v' both valid "
          "%lld, different and dense invalid %lld; residual on the dense matrix worst %.2e, above tolerance %lld; "
          "samples %lld, invariant violations %lld; handovers in all %lld\n",
-         events, P, solves, handed, both, h_only, d_only, same_v, diff_valid, diff_bad, worst, bad_res, samples,
-         invalid, h->handovers);
+         events, P, ty.solves, handed, ty.both_ok, ty.lr_only, ty.dense_only, ty.same_v, ty.diff_v_valid,
+         ty.diff_v_bad, ty.worst_res, ty.bad_res, samples, invalid, h->handovers);
   CHECK(events * 3 >= P, "the handover applies to only %lld of %lld problems", events, P);
-  CHECK(handed * 2 >= solves, "handed over on only %lld of %lld LCPs", handed, solves);
-  CHECK(bad_res == 0, "%lld handed-over solutions fail the dense residual", bad_res);
-  CHECK(d_only <= h_only + solves / 200, "the handover fails where the dense path solves: %lld (the reverse %lld) "
-        "of %lld", d_only, h_only, solves);
-  CHECK(diff_bad == 0, "%lld different velocities where the dense solution is invalid", diff_bad);
-  CHECK(same_v * 100 >= both * 95, "same velocity in only %lld of %lld", same_v, both);
+  CHECK(handed * 2 >= ty.solves, "handed over on only %lld of %lld LCPs", handed, ty.solves);
+  CHECK(ty.bad_res == 0, "%lld handed-over solutions fail the dense residual", ty.bad_res);
+  CHECK(ty.dense_only <= ty.lr_only + ty.solves / 200, "the handover fails where the dense path solves: %lld (the "
+        "reverse %lld) of %lld", ty.dense_only, ty.lr_only, ty.solves);
+  CHECK(ty.diff_v_bad == 0, "%lld different velocities where the dense solution is invalid", ty.diff_v_bad);
+  CHECK(ty.same_v * 100 >= ty.both_ok * 95, "same velocity in only %lld of %lld", ty.same_v, ty.both_ok);
   CHECK(invalid == 0, "%lld samples violate the invariants", invalid);
   free(q); free(z1); free(z2); free(d); free(sg); free(ord);
   svi_impact_destroy(h);
