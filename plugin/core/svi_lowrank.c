@@ -67,7 +67,7 @@ struct svi_lr {
   int ndefect, z0_active, sdim, sld, singular;
   /* lexicographic scratch */
   int *cand, *byrow;                 /* byrow: n, zeros between tests (ratio_test) */
-  double *lexcol;
+  double *lexcol, *lexdir;           /* lexdir: dir at the candidates, compacted with them */
   unsigned char* mark;
   lr_reduced* cache;                 /* LR_CACHE reductions, direct-mapped */
 };
@@ -117,6 +117,7 @@ svi_lr* svi_lr_create(int nc_max, int nv_max) {
   w->cand = xalloc(sizeof(int) * n);
   w->byrow = xalloc(sizeof(int) * n);
   w->lexcol = xalloc(sizeof(double) * n);
+  w->lexdir = xalloc(sizeof(double) * n);
   w->mark = xalloc((size_t)n);
   w->cache = xalloc(sizeof(lr_reduced) * LR_CACHE);
   for (int k = 0; w->cache && k < LR_CACHE; k++) w->cache[k].code = UINT32_MAX;
@@ -124,7 +125,7 @@ svi_lr* svi_lr_create(int nc_max, int nv_max) {
       !w->d || !w->y0 || !w->bslot || !w->Yt || !w->Yt0 || !w->Ys || !w->E || !w->N || !w->C || !w->CJ ||
       !w->Cd || !w->GN || !w->nfree || !w->ncons || !w->freecol || !w->dpos || !w->ident || !w->defect ||
       !w->Sv || !w->S0 || !w->Slu || !w->R || !w->u || !w->piv || !w->cand || !w->byrow ||
-      !w->lexcol || !w->mark || !w->cache) {
+      !w->lexcol || !w->lexdir || !w->mark || !w->cache) {
     svi_lr_destroy(w);
     return NULL;
   }
@@ -136,7 +137,7 @@ void svi_lr_destroy(svi_lr* w) {
   void* p[] = {w->orig, w->slot_of, w->jrow, w->rowpos, w->st, w->x, w->dir, w->q, w->d, w->y0,
                w->bslot, w->Yt, w->Yt0, w->Ys, w->E, w->N, w->C, w->CJ, w->Cd, w->GN, w->nfree, w->ncons,
                w->freecol, w->dpos, w->ident, w->defect, w->Sv, w->S0, w->Slu, w->R, w->u, w->piv,
-               w->cand, w->byrow, w->lexcol, w->mark, w->cache};
+               w->cand, w->byrow, w->lexcol, w->lexdir, w->mark, w->cache};
   for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) free(p[i]);
   free(w);
 }
@@ -687,6 +688,26 @@ static void binv_column(svi_lr* w, int corig, const int* cand, int ncand, double
   }
 }
 
+/* col[m] <- sg col[m] / dc[m]: a lexicographic column's ratios on the candidates, in whole vectors
+ * in the AVX2 clone (each value one product and one quotient, rounded as the scalar ones) */
+SVI_SIMD static void lex_ratios(int nc, double sg, double* restrict col, const double* restrict dc) {
+  for (int m = 0; m < nc; m++) col[m] = sg * col[m] / dc[m];
+}
+
+/* The index the scan "rb = m where col[m] < col[rb] - 1e-13" ends on, for m = 1 .. nc - 1 from
+ * rb = 0: the threshold is formed only when rb moves, so the search between two moves carries no
+ * dependency from one value to the next (the same comparisons; a NaN never moves rb) */
+static int lex_first_min(int nc, const double* col) {
+  int rb = 0;
+  double thr = col[0] - 1e-13;
+  for (int m = 1; m < nc; m++)
+    if (col[m] < thr) {
+      rb = m;
+      thr = col[m] - 1e-13;
+    }
+  return rb;
+}
+
 /* Ratio test with the dense solver's lexicographic rule.  Returns the leaving slot, n for z0,
  * -1 for a ray. */
 static int ratio_test(svi_lr* w, double z0dir, double piv_tol, const lr_pert* pt) {
@@ -736,8 +757,12 @@ static int ratio_test(svi_lr* w, double z0dir, double piv_tol, const lr_pert* pt
    * e_c: it only separates the candidate in slot c itself, O(1). */
   int* cand = w->cand;
   double* col = w->lexcol;
+  double* dc = w->lexdir;
   unsigned char* mark = w->mark;   /* 1: still a candidate */
-  for (int m = 0; m < nc; m++) mark[cand[m]] = 1;
+  for (int m = 0; m < nc; m++) {
+    mark[cand[m]] = 1;
+    dc[m] = dir[cand[m]];
+  }
   int alive = nc, r = -1, dropped = 0;
   for (int k = 0; k < n && alive > 1; k++) {
     int c = pt->order ? pt->order[k] : k;
@@ -754,22 +779,26 @@ static int ratio_test(svi_lr* w, double z0dir, double piv_tol, const lr_pert* pt
     }
     if (dropped) {   /* compact the list (the identity columns above dropped candidates) */
       int keep = 0;
-      for (int m = 0; m < nc; m++) if (mark[cand[m]]) cand[keep++] = cand[m];
+      for (int m = 0; m < nc; m++)
+        if (mark[cand[m]]) {
+          dc[keep] = dc[m];
+          cand[keep++] = cand[m];
+        }
       nc = keep;
       dropped = 0;
     }
     binv_column(w, c, cand, nc, col);
-    for (int m = 0; m < nc; m++) col[m] = sg * col[m] / dir[cand[m]];   /* each candidate's ratio */
-    int rb = 0;
-    for (int m = 1; m < nc; m++)
-      if (col[m] < col[rb] - 1e-13) rb = m;
-    double yb = col[rb];
+    lex_ratios(nc, sg, col, dc);   /* each candidate's ratio */
+    double yb = col[lex_first_min(nc, col)];
     int keep = 0;   /* drop the candidates above the minimum, compacting the list */
     for (int m = 0; m < nc; m++) {
       if (col[m] > yb + 1e-13) {
         mark[cand[m]] = 0;
         alive--;
-      } else cand[keep++] = cand[m];
+      } else {
+        dc[keep] = dc[m];
+        cand[keep++] = cand[m];
+      }
     }
     nc = keep;
   }
