@@ -29,6 +29,8 @@
 
 /* SVI_SOLVER_AUTO: the low-rank Lemke only from this many impulse rows (lowrank_pays) */
 #define LOWRANK_MIN_NB 40
+/* handover_neta: no handover of a long dense path beyond this many velocities */
+#define HANDOVER_MAX_NV 30
 /* G's columns solved together (usolve_env_cols_u, _ut) from this many, one by one (usolve_env_u,
  * _ut) below:
  * a column alone skips the dofs of the tree's other branches, the columns together run as
@@ -1050,9 +1052,21 @@ static int lowrank_pays(int nb, int nv, int n_routh, int step_solve) {
  * path that ends soon after costs more than it saves (36 feet: +10-13 % at 60-100 etas); one that
  * comes late leaves a long path in the product form (a plate sliding onto 100 feet: 264 M
  * instructions for two impact steps without it, 48 M at 80 etas).  Short paths (a flat landing,
- * 10 pivots) never get there. */
+ * 10 pivots) never get there.
+ * From nv = 7 on the cube gave way to C 49 (nv + 1) / n (thirty-fifth speed session): the
+ * refactor no longer dominates the low-rank pivot there, its O(n nv) passes do, and the dense
+ * pivot's n k etas outgrow the core's L2 cache (1-2 MB: k of 190-370 at n = 700), where it runs at
+ * the cache's bandwidth.  On 63 models of a new user (quadrupeds, hexapods, humanoids, stacked
+ * plates on 64-150 points, nv = 12-30, landing as they slide or spin) 17 changed their path:
+ * wall time 0.10-1.01 of before on an AMD EPYC (Zen 5, 1 MB L2), instructions 0.12-1.10 (six
+ * 3-10 % above).  The cube would have handed over at 2 781 etas on a quadruped of nv = 22 on 700
+ * rows, never reached; now 258.  Not beyond nv = 30 (HANDOVER_MAX_NV): there the low-rank system
+ * of up to 2 nv + 1 unknowns, refactored every pivot, is the low-rank pivot's cost (a chain of 25
+ * links, nv = 54: 6.7x the dense path's instructions, 4.3x its wall time). */
 static int handover_neta(int nv, int n) {
-  double h = 160.0 * (nv + 1) * (nv + 1) * (nv + 1) / n;
+  if (nv > HANDOVER_MAX_NV) return 0;
+  double c = nv + 1.0;
+  double h = 160.0 * c * fmin(c * c, 49.0) / n;
   return h < 2 * n + 16 ? (int)ceil(h) : 0;
 }
 
