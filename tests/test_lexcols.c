@@ -75,31 +75,32 @@ static void run_rule(svi_impact* s, const svi_routh_config* cfg, int samples, in
   r->cols = c1 - c0;
 }
 
-/* The first impact event of the model at path (its keyframe 0) as a problem: *m, *d and *scratch
- * made here; the number of contacts, or -1 */
-static int first_event(const char* path, mjModel** m, mjData** d, mjData** scratch, svi_problem_def* def) {
-  char err[1000];
+/* The first impact event of dir/file (its keyframe 0) as a problem, checked to hold 100 contacts:
+ * *m, *d and *scratch made here; 1 if it does */
+static int first_event(const char* dir, const char* file, const char* what, mjModel** m, mjData** d,
+                       mjData** scratch, svi_problem_def* def) {
+  char path[600], err[1000];
+  snprintf(path, sizeof(path), "%s/%s", dir, file);
   *m = svi_load_xml(path, err, sizeof(err));
   CHECK(*m != NULL, "load %s: %s", path, err);
-  if (!*m) return -1;
+  if (!*m) return 0;
   *d = mj_makeData(*m);
   *scratch = mj_makeData(*m);
   mj_resetDataKeyframe(*m, *d, 0);
   svi_instance* in = svi_instance_of(*m, *d);
   while (svi_event_count(in) == 0 && (*d)->time < 1) mj_step(*m, *d);
-  return svi_event_count(in) > 0 ? svi_event_problem(in, *m, *scratch, 0, def) : -1;
+  int nc = svi_event_count(in) > 0 ? svi_event_problem(in, *m, *scratch, 0, def) : -1;
+  CHECK(nc == 100, "%s's first impact event: %d contacts (expected 100)", what, nc);
+  return nc == 100;
 }
 
 /* the quadruped sliding onto 100 points, under the plugin's pick */
 static void quad_slide(const char* dir, int samples) {
-  char path[600];
-  snprintf(path, sizeof(path), "%s/quad_slide_100.xml", dir);
   mjModel* m = NULL;
   mjData *d = NULL, *scratch = NULL;
   svi_problem_def def;
-  int nc = first_event(path, &m, &d, &scratch, &def);
-  CHECK(nc == 100, "the quadruped's first impact event: %d contacts (expected 100)", nc);
-  svi_impact* s = nc == 100 ? svi_impact_create(def.nv, nc, def.nt) : NULL;
+  int ok = first_event(dir, "quad_slide_100.xml", "the quadruped", &m, &d, &scratch, &def);
+  svi_impact* s = ok ? svi_impact_create(def.nv, 100, def.nt) : NULL;
   if (s) svi_impact_set_step_solve(s, 1);
   CHECK(!s || svi_impact_setup(s, &def, NULL, 0) == SVI_OK, "setup of the quadruped's problem");
   if (s) {
@@ -114,7 +115,7 @@ static void quad_slide(const char* dir, int samples) {
     run_rule(s, &cfg, samples, 1, s->v_app, v, &r0);
     printf("quadruped sliding onto 100 points (%s, nv = %d), %d samples under the plugin's pick: handed over at %d "
            "etas %lld times; regularised solves %lld (on the dense path alone %lld), bad samples %lld, fallbacks "
-           "%lld, worst KE+/KE- %.3g, worst approach after %.2e of the impact speed\n", path, def.nv, samples, at,
+           "%lld, worst KE+/KE- %.3g, worst approach after %.2e of the impact speed\n", "quad_slide_100.xml", def.nv, samples, at,
            handovers, r.regularized, r0.regularized, r.bad, r.fallbacks, r.worst_ke, r.worst_vn);
     CHECK(at > 0 && handovers > 0, "the quadruped's long path was not handed over (%lld handovers in %d samples, "
           "at %d etas)", handovers, samples, at);
@@ -132,14 +133,11 @@ int main(int argc, char** argv) {
   const char* dir = argc > 1 ? argv[1] : "tests/data";
   int samples = argc > 2 ? atoi(argv[2]) : 6;
   if (samples < 1) samples = 1;
-  char path[600];
-  snprintf(path, sizeof(path), "%s/plate_slide_100.xml", dir);
   mjModel* m = NULL;
   mjData *d = NULL, *scratch = NULL;
   svi_problem_def def;
-  int nc = first_event(path, &m, &d, &scratch, &def);
-  CHECK(nc == 100, "the plate's first impact event: %d contacts (expected 100)", nc);
-  if (nc != 100) return svi_test_finish();
+  if (!first_event(dir, "plate_slide_100.xml", "the plate", &m, &d, &scratch, &def)) return svi_test_finish();
+  int nc = 100;
   svi_impact* s = svi_impact_create(def.nv, nc, def.nt);
   if (s) svi_impact_set_solver(s, SVI_SOLVER_DENSE);   /* the product form (the plugin's pick here too) */
   CHECK(s && svi_impact_setup(s, &def, NULL, 0) == SVI_OK, "setup of the plate's problem");
@@ -157,7 +155,7 @@ int main(int argc, char** argv) {
          "columns of B^-1, the tournament %lld rows; bad samples %lld / %lld, fallbacks %lld / %lld, "
          "worst KE+/KE- %.3g / %.3g, worst approach after %.2e / %.2e, largest |v+| %.2e / %.2e of the impact "
          "speed %.3g m/s; the rules' v+ differ by at most %.2e of it\n",
-         path, samples, rc.rows, rc.cols, rr.rows, rc.bad, rr.bad, rc.fallbacks, rr.fallbacks, rc.worst_ke,
+         "plate_slide_100.xml", samples, rc.rows, rc.cols, rr.rows, rc.bad, rr.bad, rc.fallbacks, rr.fallbacks, rc.worst_ke,
          rr.worst_ke, rc.worst_vn, rr.worst_vn, rc.worst_v, rr.worst_v, vscale, dv);
   CHECK(rc.cols > 0, "the column rule was not taken (no column of B^-1 formed)");
   CHECK(rr.rows > 10 * (rc.rows + rc.cols), "the column rule formed %lld rows and %lld columns against the "

@@ -1057,7 +1057,7 @@ static int lowrank_pays(int nb, int nv, int n_routh, int step_solve) {
  * refactor no longer dominates the low-rank pivot there, its O(n nv) passes do, and the dense
  * pivot's n k etas outgrow the core's L2 cache (1-2 MB: k of 190-370 at n = 700), where it runs at
  * the cache's bandwidth.  On 63 models of a new user (quadrupeds, hexapods, humanoids, stacked
- * plates on 64-150 points, nv = 12-30, landing as they slide or spin) 17 changed their path:
+ * plates on 64-150 points, nv = 12-30, landing as they slide or spin) 15 changed their path:
  * wall time 0.10-1.01 of before on an AMD EPYC (Zen 5, 1 MB L2), instructions 0.12-1.10 (six
  * 3-10 % above).  The cube would have handed over at 2 781 etas on a quadruped of nv = 22 on 700
  * rows, never reached; now 258.  Not beyond nv = 30 (HANDOVER_MAX_NV): there the low-rank system
