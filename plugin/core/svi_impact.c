@@ -1666,6 +1666,15 @@ static int dense_lemke(svi_impact* s, int routh, const double* q, const double* 
   return svi_lcp_lemke_prepared(s->lcp, n, &P, q, d, order, sign, opt, z, info);
 }
 
+/* the dense Lemke's whole solve after a low-rank path that failed, info counting both paths' pivots */
+static int dense_after_lowrank(svi_impact* s, int routh, const double* q, const double* d, const int* order,
+                               const double* sign, const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
+  int piv = info->pivots;
+  int st = dense_lemke(s, routh, q, d, order, sign, opt, z, info, 0);
+  info->pivots += piv;
+  return st;
+}
+
 int svi_impact_lemke(svi_impact* s, int routh, const double* q, const double* d, const int* order,
                      const double* sign, const svi_lcp_options* opt, double* z, svi_lcp_info* info) {
   s->u_next_ok = 0;   /* set again by the residual of the solution this call returns, if any */
@@ -1678,11 +1687,8 @@ int svi_impact_lemke(svi_impact* s, int routh, const double* q, const double* d,
     /* a mid-sized LCP the low-rank path could not solve (Lemke stalls on friction loops now
      * and then, not always on the same ones as the dense tableau): the dense tableau, with the
      * same rule and checks (W is formed once per event for it) */
-    int piv = info->pivots;
     dense_ready(s);
-    st = dense_lemke(s, routh, q, d, order, sign, opt, z, info, 0);
-    info->pivots += piv;
-    return st;
+    return dense_after_lowrank(s, routh, q, d, order, sign, opt, z, info);
   }
   if (!s->handover) return dense_lemke(s, routh, q, d, order, sign, opt, z, info, 0);
   /* a long path goes on in the low-rank Lemke from the basis the product form reached (the same
@@ -1697,11 +1703,7 @@ int svi_impact_lemke(svi_impact* s, int routh, const double* q, const double* d,
   s->handovers++;
   st = svi_lr_lemke_from(s->lr, s, routh, q, d, order, sign, opt, &b, z, info);
   if (st >= 0) return st;
-  int piv = info->pivots;
-  s->u_next_ok = 0;
-  st = dense_lemke(s, routh, q, d, order, sign, opt, z, info, 0);
-  info->pivots += piv;
-  return st;
+  return dense_after_lowrank(s, routh, q, d, order, sign, opt, z, info);   /* u_next_ok is still 0 */
 }
 
 int svi_impact_nv(const svi_impact* s) { return s->nv; }
