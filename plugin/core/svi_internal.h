@@ -74,6 +74,9 @@ void    svi_lr_destroy(svi_lr* w);
  * when the contacts outnumber the velocities (svi_impact_setup, docs/theory.md 5.2). */
 typedef enum { SVI_SOLVER_AUTO = 0, SVI_SOLVER_DENSE = 1, SVI_SOLVER_LOWRANK = 2 } svi_solver;
 #define SVI_LR_MAX_NV 64   /* the low-rank solver's largest nv */
+/* the lexicographic ratio test's tolerance on the scaled components of B^-1 / a: both Lemkes
+ * (svi_lcp.c, svi_lowrank.c) compare with it, so a handed-over path keeps the dense one's rule */
+#define SVI_LEX_TOL 1e-13
 #define SVI_PFI_NMAX 1024  /* the dense Lemke's product form up to this n, the explicit tableau beyond */
 #define SVI_AT_NMAX 128    /* transposed LCP matrices kept up to this size */
 #define SVI_SMAP_PATTERNS 361   /* spatial pattern maps: 19^2 patterns of up to two contacts */

@@ -26,7 +26,6 @@
 #define PFI_NMAX SVI_PFI_NMAX
 #define PFI_KMAX(n) (2 * (n) + 16)
 #define LEX_ROWS 4   /* rows of B^-1 one BTRAN pass forms at most */
-#define LEX_TOL 1e-13   /* the lexicographic test's tolerance on the scaled components */
 
 struct svi_lcp_work {
   int     nmax;
@@ -310,7 +309,7 @@ static int ratio_test(const double* T, const int* basis, int n, int ncol, int c,
     double a = T[i * ncol + c];
     if (a <= piv_tol || T[i * ncol + rhs] / a > best + tie) continue;
     if (basis[i] == z0) return i;
-    if (r < 0 || lexico_cmp(T + i * ncol, T + r * ncol, n, a, ar, LEX_TOL, pt) < 0) {
+    if (r < 0 || lexico_cmp(T + i * ncol, T + r * ncol, n, a, ar, SVI_LEX_TOL, pt) < 0) {
       r = i;
       ar = a;
     }
@@ -343,7 +342,7 @@ static int lemke_path(svi_lcp_work* w, int n, const double* M, const double* q, 
     double di = -T[i * ncol + z0];
     double t = q[i] / di;
     if (r < 0 || t < best - 1e-11 * (1 + fabs(best)) ||
-        (t <= best + 1e-11 * (1 + fabs(best)) && lexico_cmp(T + i * ncol, T + r * ncol, n, di, dr, LEX_TOL, pt) < 0)) {
+        (t <= best + 1e-11 * (1 + fabs(best)) && lexico_cmp(T + i * ncol, T + r * ncol, n, di, dr, SVI_LEX_TOL, pt) < 0)) {
       if (t < best) best = t;
       r = i;
       dr = di;
@@ -887,7 +886,7 @@ int svi_kern_ratio_ties(int n, const double* x, const double* a, double tol, dou
 
 /* pfi_ratio_test's lexicographic test of tied rows, the tableau's rule: the running best r
  * against each tied row i in turn, replaced when row i of [B^-1] / a_i comes first in the
- * perturbation's order and signs (lexico_cmp, tolerance LEX_TOL).
+ * perturbation's order and signs (lexico_cmp, tolerance SVI_LEX_TOL).
  *
  * Component c of those rows needs no BTRAN while no eta has pivoted on row c: BTRAN never changes
  * component c of a row, so it is 1 in row c and 0 in every other, exactly.  The components before
@@ -932,7 +931,7 @@ static int free_scan(const svi_lcp_work* w, int n, const perturbation* pt, int i
     int col = pt->order ? pt->order[k] : k;
     if (w->first_eta[col] < w->neta) break;
     if (col != i && col != r) continue;   /* 0 in both rows */
-    c = free_cmp(pt, col == i ? k + 1 : 0, col == r ? k + 1 : 0, ai, ar, LEX_TOL);
+    c = free_cmp(pt, col == i ? k + 1 : 0, col == r ? k + 1 : 0, ai, ar, SVI_LEX_TOL);
   }
   *kstop = k;
   return c;
@@ -942,8 +941,8 @@ static int free_scan(const svi_lcp_work* w, int n, const perturbation* pt, int i
  * the low-rank solver's rule, svi_lowrank.c's ratio_test).  The lexicographic minimum of the rows
  * (B^-1)_i / a_i over the tied rows S is found component by component in the perturbation's
  * order: at component c (sign s) the values v_i = s (B^-1)_ic / a_i of the rows still in S, a best
- * b (the first row, replaced by one below it by more than LEX_TOL), and S keeps b and the rows
- * with v_i <= v_b + LEX_TOL; it stops when one row is left.  Column c of B^-1 is B^-1 e_c: one
+ * b (the first row, replaced by one below it by more than SVI_LEX_TOL), and S keeps b and the rows
+ * with v_i <= v_b + SVI_LEX_TOL; it stops when one row is left.  Column c of B^-1 is B^-1 e_c: one
  * FTRAN for every tied row at once (from the first eta that touches row c; e_c itself, no FTRAN,
  * while no eta has pivoted on c), where the tournament forms one row of B^-1 a tied row by BTRAN.
  * A plate sliding onto 100 supports (tests/data/plate_slide_100.xml) ties 237 rows on average at
@@ -953,7 +952,7 @@ static int free_scan(const svi_lcp_work* w, int n, const perturbation* pt, int i
  * are needed, entries that are zero in exact arithmetic come out of FTRAN and BTRAN as different
  * 1e-14s, and the path follows the rounding either way; from LEX_COLS_FROM rows on, the rows'
  * cost decides.
- * With LEX_TOL the two rules agree but for rows within a few LEX_TOL of each other in a
+ * With SVI_LEX_TOL the two rules agree but for rows within a few SVI_LEX_TOL of each other in a
  * component, where both comparisons depend on the order of the rows (tolerance comparisons are
  * not transitive): either picks a row whose ratio ties, a valid pivot.  The rows keep cand's
  * order, and a tie that no component breaks (not reached: B^-1 has independent rows) returns the
@@ -973,15 +972,15 @@ static int pfi_lex_cols(svi_lcp_work* w, int n, const double* a, int* S, int ns,
       pfi_ftran_from(w, n, col, pfi_first_touch(w, n, c, -1));
       w->lex_cols_all++;
     }
-    int rb = 0;   /* the running best, replaced by a row below it by more than LEX_TOL */
+    int rb = 0;   /* the running best, replaced by a row below it by more than SVI_LEX_TOL */
     double best = sg * col[S[0]] / a[S[0]];
     for (int m = 1; m < ns; m++) {
       double v = sg * col[S[m]] / a[S[m]];
-      if (v < best - LEX_TOL) { rb = m; best = v; }
+      if (v < best - SVI_LEX_TOL) { rb = m; best = v; }
     }
     for (int m = 0; m < ns; m++) {
       int i = S[m];
-      if (m == rb || !(sg * col[i] / a[i] > best + LEX_TOL)) S[keep++] = i;
+      if (m == rb || !(sg * col[i] / a[i] > best + SVI_LEX_TOL)) S[keep++] = i;
       else in[i] = 0;
     }
     ns = keep;
@@ -992,7 +991,7 @@ static int pfi_lex_cols(svi_lcp_work* w, int n, const double* a, int* S, int ns,
 
 static int pfi_lex_ties(svi_lcp_work* w, int n, const double* a, const int* cand, int ncand,
                         const perturbation* pt) {
-  const double tol = LEX_TOL;
+  const double tol = SVI_LEX_TOL;
   svi_order_ready(pt->lazy);
   if (ncand == 2) {   /* one comparison (the small LCPs' usual tie): the order read only as far as it decides */
     int i = cand[1], r = cand[0], k;
@@ -1019,7 +1018,7 @@ static int pfi_lex_ties(svi_lcp_work* w, int n, const double* a, const int* cand
     int i = cand[m], c = 0;
     if (pos[i] || pos[best]) {
       c = free_cmp(pt, pos[i], pos[best], a[i], a[best], tol);
-      ok = c != 0 || kfree == n;   /* (a tie on a free place: 1 / a_i within LEX_TOL, not met) */
+      ok = c != 0 || kfree == n;   /* (a tie on a free place: 1 / a_i within SVI_LEX_TOL, not met) */
       if (c < 0) { best = i; listed = 0; }
     } else if (kfree < n) {
       if (!listed) need[nneed++] = best;

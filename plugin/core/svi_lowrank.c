@@ -694,16 +694,16 @@ SVI_SIMD static void lex_ratios(int nc, double sg, double* restrict col, const d
   for (int m = 0; m < nc; m++) col[m] = sg * col[m] / dc[m];
 }
 
-/* The index the scan "rb = m where col[m] < col[rb] - 1e-13" ends on, for m = 1 .. nc - 1 from
+/* The index the scan "rb = m where col[m] < col[rb] - SVI_LEX_TOL" ends on, for m = 1 .. nc - 1 from
  * rb = 0: the threshold is formed only when rb moves, so the search between two moves carries no
  * dependency from one value to the next (the same comparisons; a NaN never moves rb) */
 static int lex_first_min(int nc, const double* col) {
   int rb = 0;
-  double thr = col[0] - 1e-13;
+  double thr = col[0] - SVI_LEX_TOL;
   for (int m = 1; m < nc; m++)
     if (col[m] < thr) {
       rb = m;
-      thr = col[m] - 1e-13;
+      thr = col[m] - SVI_LEX_TOL;
     }
   return rb;
 }
@@ -792,7 +792,7 @@ static int ratio_test(svi_lr* w, double z0dir, double piv_tol, const lr_pert* pt
     double yb = col[lex_first_min(nc, col)];
     int keep = 0;   /* drop the candidates above the minimum, compacting the list */
     for (int m = 0; m < nc; m++) {
-      if (col[m] > yb + 1e-13) {
+      if (col[m] > yb + SVI_LEX_TOL) {
         mark[cand[m]] = 0;
         alive--;
       } else {
@@ -852,8 +852,8 @@ static void first_pivot(svi_lr* w, const lr_pert* pt, int* missing, int* kind, i
         int c = pt->order ? pt->order[k] : k;
         double sg = pt->sign ? pt->sign[k] : 1.0;
         double xv = sg * (c == o ? 1.0 : 0.0) / di, yv = sg * (c == r ? 1.0 : 0.0) / dr;
-        if (xv < yv - 1e-13) { better = 1; break; }
-        if (xv > yv + 1e-13) break;
+        if (xv < yv - SVI_LEX_TOL) { better = 1; break; }
+        if (xv > yv + SVI_LEX_TOL) break;
       }
     }
     if (better) {
