@@ -142,6 +142,15 @@ static void make_problem(tprob* p, uint64_t t, int kind) {
   if (vn > -0.1) for (int k = 0; k < p->nv; k++) p->v[k] -= (vn + 0.1 + U(t, 8300)) * p->Jn[k] / jj;
 }
 
+/* A workspace for the test problems with the solver asked for (SVI_SOLVER_AUTO: the plugin's
+ * pick), solving at each step (svi_impact_set_step_solve) where step_solve; NULL without memory */
+static svi_impact* workspace(svi_solver solver, int step_solve) {
+  svi_impact* s = svi_impact_create(T_NV, T_NC, 2);
+  svi_impact_set_solver(s, solver);
+  if (step_solve) svi_impact_set_step_solve(s, 1);
+  return s;
+}
+
 static svi_problem_def def_of(const tprob* p) {
   svi_problem_def d = {p->nv, p->nc, p->nt, p->M, p->Jn, p->Jt, p->mu, p->v};
   return d;
@@ -256,6 +265,22 @@ static void tally_pair(tally* ty, const svi_impact* s, int routh, const double* 
   else ty->neither++;
 }
 
+/* What every tally of the first way (what) against the dense Lemke must hold: each first solution
+ * within the densely built LCP's residual; failures where the dense path solves no more than the
+ * reverse plus one in 200 (Lemke stalls on friction loops between floor and wall, mu up to 2:
+ * both fail on a few LCPs in a thousand, not always the same ones); where both solve, a different
+ * v' only with the dense solution valid too (a degenerate tie resolved the other way reaches
+ * another solution of a step that has several) and the same v' in at least 95 % */
+static void check_tally(const tally* ty, const char* what) {
+  CHECK(ty->bad_res == 0, "%lld %s solutions fail the dense residual", ty->bad_res, what);
+  CHECK(ty->dense_only <= ty->lr_only + ty->solves / 200, "%s fails where the dense path solves: %lld (the "
+        "reverse %lld) of %lld", what, ty->dense_only, ty->lr_only, ty->solves);
+  CHECK(ty->diff_v_bad == 0, "%lld different velocities where the dense solution is invalid (%s)", ty->diff_v_bad,
+        what);
+  CHECK(ty->same_v * 100 >= ty->both_ok * 95, "same velocity in only %lld of %lld (%s)", ty->same_v, ty->both_ok,
+        what);
+}
+
 static void compare_lcps(svi_impact* s, uint64_t t, tally* ty) {
   int nc = s->nc;
   double *q = malloc(sizeof(double) * 7 * T_NC), *z1 = malloc(sizeof(double) * 7 * T_NC);
@@ -288,10 +313,9 @@ static void compare_lcps(svi_impact* s, uint64_t t, tally* ty) {
  * of its sparsity table at 20 and 21 contacts).  Every solve must succeed on the first path and
  * satisfy the dense LCP built from this event. */
 static void check_ap_sizes(void) {
-  svi_impact* sd = svi_impact_create(T_NV, T_NC, 2);
+  svi_impact* sd = workspace(SVI_SOLVER_DENSE, 0);
   CHECK(sd != NULL, "workspace");
   if (!sd) return;
-  svi_impact_set_solver(sd, SVI_SOLVER_DENSE);
   int checked = 0;
   for (int nc = 17; nc <= 22; nc++) {
     tprob small, p;
@@ -421,14 +445,10 @@ static void check_mass_factor(void) {
  * have steps with several solutions, where a last-bit change can move the path to another one:
  * measured, 94 % agree within 1e-9 (with those three made the same, 99.5 %). */
 static void check_wrows(long long P) {
-  svi_impact* a = svi_impact_create(T_NV, T_NC, 2);
-  svi_impact* b = svi_impact_create(T_NV, T_NC, 2);
+  svi_impact* a = workspace(SVI_SOLVER_DENSE, 1);
+  svi_impact* b = workspace(SVI_SOLVER_DENSE, 1);
   CHECK(a && b, "workspaces");
   if (!a || !b) return;
-  svi_impact_set_solver(a, SVI_SOLVER_DENSE);
-  svi_impact_set_solver(b, SVI_SOLVER_DENSE);
-  svi_impact_set_step_solve(a, 1);
-  svi_impact_set_step_solve(b, 1);
   b->no_wrows = 1;
   long long events = 0, samples = 0, same = 0, invalid = 0, rows_on = 0, rows_all = 0, bad_rows = 0;
   long long events_maps = 0;
@@ -499,13 +519,10 @@ static void check_wrows(long long P) {
  * handover keep the invariants.  A wrong basis carried over fails the comparison (tried: the
  * entering variable's kind flipped, the basic values off by 1 %: the same v' in 84 % and 91 %). */
 static void check_handover(long long P) {
-  svi_impact* h = svi_impact_create(T_NV, T_NC, 2);
-  svi_impact* sd = svi_impact_create(T_NV, T_NC, 2);
+  svi_impact* h = workspace(SVI_SOLVER_AUTO, 1);
+  svi_impact* sd = workspace(SVI_SOLVER_DENSE, 1);
   CHECK(h && sd, "workspaces");
   if (!h || !sd) return;
-  svi_impact_set_solver(sd, SVI_SOLVER_DENSE);
-  svi_impact_set_step_solve(h, 1);
-  svi_impact_set_step_solve(sd, 1);
   double *q = malloc(sizeof(double) * 7 * T_NC), *z1 = malloc(sizeof(double) * 7 * T_NC);
   double *z2 = malloc(sizeof(double) * 7 * T_NC), *d = malloc(sizeof(double) * 7 * T_NC);
   double *sg = malloc(sizeof(double) * 7 * T_NC);
@@ -558,11 +575,7 @@ static void check_handover(long long P) {
          ty.diff_v_bad, ty.worst_res, ty.bad_res, samples, invalid, h->handovers);
   CHECK(events * 3 >= P, "the handover applies to only %lld of %lld problems", events, P);
   CHECK(handed * 2 >= ty.solves, "handed over on only %lld of %lld LCPs", handed, ty.solves);
-  CHECK(ty.bad_res == 0, "%lld handed-over solutions fail the dense residual", ty.bad_res);
-  CHECK(ty.dense_only <= ty.lr_only + ty.solves / 200, "the handover fails where the dense path solves: %lld (the "
-        "reverse %lld) of %lld", ty.dense_only, ty.lr_only, ty.solves);
-  CHECK(ty.diff_v_bad == 0, "%lld different velocities where the dense solution is invalid", ty.diff_v_bad);
-  CHECK(ty.same_v * 100 >= ty.both_ok * 95, "same velocity in only %lld of %lld", ty.same_v, ty.both_ok);
+  check_tally(&ty, "handed-over");
   CHECK(invalid == 0, "%lld samples violate the invariants", invalid);
   free(q); free(z1); free(z2); free(d); free(sg); free(ord);
   svi_impact_destroy(h);
@@ -581,10 +594,8 @@ int main(int argc, char** argv) {
   tally ty;
   memset(&ty, 0, sizeof(ty));
   long long samples = 0, accepted = 0, invalid = 0, same_outcome = 0, compared = 0;
-  svi_impact* s = svi_impact_create(T_NV, T_NC, 2);
-  svi_impact* sd = svi_impact_create(T_NV, T_NC, 2);
-  svi_impact_set_solver(s, SVI_SOLVER_LOWRANK);
-  svi_impact_set_solver(sd, SVI_SOLVER_DENSE);
+  svi_impact* s = workspace(SVI_SOLVER_LOWRANK, 0);
+  svi_impact* sd = workspace(SVI_SOLVER_DENSE, 0);
   CHECK(s && sd, "workspaces");
   tprob p;
   for (long long k = 0; k < P; k++) {
@@ -623,15 +634,7 @@ int main(int argc, char** argv) {
          ty.diff_v_valid, ty.diff_v_bad, ty.worst_res, ty.bad_res);
   printf("samples through the low-rank path: %lld, accepted %lld, invariant violations %lld; "
          "accepted by both: %lld, same outcome %lld\n", samples, accepted, invalid, compared, same_outcome);
-  CHECK(ty.bad_res == 0, "%lld low-rank solutions fail the dense residual", ty.bad_res);
-  /* Lemke can stall on these (friction loops between floor and wall, mu up to 2): both solvers
-   * fail on a few LCPs in a thousand, not always the same ones; the low-rank one no more often */
-  CHECK(ty.dense_only <= ty.lr_only + ty.solves / 200, "low-rank fails where dense solves: %lld (dense fails "
-        "where low-rank solves: %lld) of %lld", ty.dense_only, ty.lr_only, ty.solves);
-  /* a path that resolves a degenerate tie the other way may reach another solution of a step
-   * that has several: both must then be valid (the low-rank one is checked above) */
-  CHECK(ty.diff_v_bad == 0, "%lld different velocities where the dense solution is invalid", ty.diff_v_bad);
-  CHECK(ty.same_v * 100 >= ty.both_ok * 95, "same velocity in only %lld of %lld", ty.same_v, ty.both_ok);
+  check_tally(&ty, "low-rank");
   CHECK(invalid == 0, "%lld samples violate the invariants", invalid);
   CHECK(accepted * 100 >= samples * 95, "accepted %lld of %lld", accepted, samples);
   svi_impact_destroy(s);
