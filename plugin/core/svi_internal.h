@@ -69,6 +69,17 @@ typedef long long svi_v4i __attribute__((vector_size(32)));
 typedef struct svi_lr svi_lr;
 svi_lr* svi_lr_create(int nc_max, int nv_max);
 void    svi_lr_destroy(svi_lr* w);
+/* tests and benchmarks: the pivots kept as etas between two refactors of the low-rank basis
+ * (svi_lowrank.c, lr_eta_max), k > 0 that many (1: a refactor every pivot), k <= 0 the rule */
+void    svi_lr_set_eta_max(svi_lr* w, int k);
+/* since w was made: directions that went through at least one eta, refactors of the basis after
+ * pivots (lr_rebase), and of those the ones a small pivot brought early */
+void    svi_lr_eta_counts(const svi_lr* w, long long* dirs, long long* rebases, long long* early);
+/* tests: on, every column of B^-1 the lexicographic test forms from etas, or takes as a unit
+ * column, is formed again through every position and compared (svi_lowrank.c, verify_column,
+ * verify_unit); the checks made and failed since w was made */
+void    svi_lr_set_verify(svi_lr* w, int on);
+void    svi_lr_verify_counts(const svi_lr* w, long long* checks, long long* fails);
 
 /* Which Lemke solves the impact LCPs (31) and (75): SVI_SOLVER_AUTO picks the low-rank solver
  * when the contacts outnumber the velocities (svi_impact_setup, docs/theory.md 5.2). */

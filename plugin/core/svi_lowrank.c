@@ -14,9 +14,12 @@
  * constraints C_i r_i = 0, r_i = b_i + (P Jbar)_i dv + d_i z0 (N_i: its column null space, f_i
  * free, C_i: its left null space).  What remains is a dense system in (dv, z0, f) of size
  * s <= 2 nv + 1 (a singular D_i can only be made up by the rank-nv coupling).  A pivot changes
- * one or two contacts' columns: they are re-reduced (O(p^3 + p nv^2)), the running sums
- * sum_i G_B,i E_i (P Jbar)_i are updated and the small system refactored (O(s^3)); the entering
- * column and the ratio test cost O(n nv).  No n x n matrix is formed.
+ * one or two contacts' columns.  The pivots are kept as etas on a base (B = B_base E_1 ... E_k,
+ * the product form of svi_lcp.c on top of this factorisation): every k pivots, k about
+ * sqrt(2 s^3 / 3 n) (lr_eta_max), the contacts they changed are re-reduced (O(p^3 + p nv^2)),
+ * the running sums sum_i G_B,i E_i (P Jbar)_i updated and the small system refactored (O(s^3)).
+ * The entering column costs O(n nv + s^2) in the base and O(n) an eta, the ratio test O(n).  No
+ * n x n matrix is formed.
  *
  * The pivoting rule is the dense solver's (svi_lcp.c): covering vector d, the lexicographic
  * ratio test on rows of [x_B | B^-1] in the perturbation's order and signs (columns of B^-1 are
@@ -34,6 +37,8 @@
 #define LR_P 7                        /* pairs per contact: 3 + nd <= 7 */
 #define LR_SORT_INSERT 32             /* ratio_test: ties of up to this many rows by insertion */
 #define LR_SMAX (2 * SVI_LR_MAX_NV + 2 + LR_P)   /* the global system's largest size */
+#define LR_ETA_MAX 32                 /* pivots between two refactors at most (lr_eta_max) */
+#define LR_ETA_PIVTOL 1e-2            /* a smaller pivot, relative to its eta, refactors at once */
 enum { ST_NONE = 0, ST_W = 1, ST_Z = 2 };
 
 /* One reduction of a contact's basic columns (factor_contact), kept by what it depends on: the
@@ -55,7 +60,8 @@ struct svi_lr {
   double alpha;                      /* regularisation added to A0's diagonal */
   /* per slot (slot = contact * p + local pair) */
   int *orig, *slot_of, *jrow, *rowpos;
-  signed char* st;
+  signed char* st;                   /* the path's statuses (the current basis) */
+  signed char* sb;                   /* the statuses the reductions and S were made for (the base) */
   double *x, *dir, *q, *d, *y0, *Yt, *Yt0, *Ys, *bslot;
   /* per contact */
   double *E, *N, *C, *CJ, *Cd, *GN;
@@ -70,6 +76,17 @@ struct svi_lr {
   double *lexcol, *lexdir;           /* lexdir: dir at the candidates, compacted with them */
   unsigned char* mark;
   lr_reduced* cache;                 /* LR_CACHE reductions, direct-mapped */
+  /* the pivots since the base (lr_rebase): B = B_base E_1 ... E_neta in positions 0 .. n (a slot's
+   * place in the base, z0's n) */
+  double *eta, *lval;                /* eta: LR_ETA_MAX columns of n + 1 (stride ldeta) */
+  int *eta_pos, *pos_of, *lidx, *llist, *dirty;
+  unsigned char *touched, *isdirty;  /* touched: an eta pivoted at this position */
+  int neta, eta_max, ldeta, ndirty;
+  int eta_req;                       /* svi_lr_set_eta_max: > 0 that many, else lr_eta_max's rule */
+  long long eta_dirs, rebases, early; /* svi_lr_eta_counts */
+  int verify;                        /* svi_lr_set_verify: check each column of B^-1 (tests) */
+  long long vchecks, vfails;
+  double* vcol;                      /* verify's scratch: n + 4 */
 };
 
 static void* xalloc(size_t n) { return calloc(n ? n : 1, 1); }
@@ -120,12 +137,26 @@ svi_lr* svi_lr_create(int nc_max, int nv_max) {
   w->lexdir = xalloc(sizeof(double) * n);
   w->mark = xalloc((size_t)n);
   w->cache = xalloc(sizeof(lr_reduced) * LR_CACHE);
+  w->sb = xalloc((size_t)n);
+  w->ldeta = (n + 1 + 3) & ~3;
+  w->eta = xalloc(sizeof(double) * (size_t)w->ldeta * LR_ETA_MAX);
+  w->lval = xalloc(sizeof(double) * (n + 1 + LR_ETA_MAX));
+  w->eta_pos = xalloc(sizeof(int) * LR_ETA_MAX);
+  w->pos_of = xalloc(sizeof(int) * n);
+  w->lidx = xalloc(sizeof(int) * (n + 1));
+  w->llist = xalloc(sizeof(int) * (n + 1 + LR_ETA_MAX));
+  w->dirty = xalloc(sizeof(int) * nc_max);
+  w->touched = xalloc((size_t)n + 1);
+  w->isdirty = xalloc((size_t)nc_max);
+  w->vcol = xalloc(sizeof(double) * 2 * (n + 8));
+  for (int k = 0; w->lidx && k <= n; k++) w->lidx[k] = -1;
   for (int k = 0; w->cache && k < LR_CACHE; k++) w->cache[k].code = UINT32_MAX;
   if (!w->orig || !w->slot_of || !w->jrow || !w->rowpos || !w->st || !w->x || !w->dir || !w->q ||
       !w->d || !w->y0 || !w->bslot || !w->Yt || !w->Yt0 || !w->Ys || !w->E || !w->N || !w->C || !w->CJ ||
       !w->Cd || !w->GN || !w->nfree || !w->ncons || !w->freecol || !w->dpos || !w->ident || !w->defect ||
       !w->Sv || !w->S0 || !w->Slu || !w->R || !w->u || !w->piv || !w->cand || !w->byrow ||
-      !w->lexcol || !w->lexdir || !w->mark || !w->cache) {
+      !w->lexcol || !w->lexdir || !w->mark || !w->cache || !w->sb || !w->eta || !w->lval ||
+      !w->eta_pos || !w->pos_of || !w->lidx || !w->llist || !w->dirty || !w->touched || !w->isdirty || !w->vcol) {
     svi_lr_destroy(w);
     return NULL;
   }
@@ -137,7 +168,8 @@ void svi_lr_destroy(svi_lr* w) {
   void* p[] = {w->orig, w->slot_of, w->jrow, w->rowpos, w->st, w->x, w->dir, w->q, w->d, w->y0,
                w->bslot, w->Yt, w->Yt0, w->Ys, w->E, w->N, w->C, w->CJ, w->Cd, w->GN, w->nfree, w->ncons,
                w->freecol, w->dpos, w->ident, w->defect, w->Sv, w->S0, w->Slu, w->R, w->u, w->piv,
-               w->cand, w->byrow, w->lexcol, w->lexdir, w->mark, w->cache};
+               w->cand, w->byrow, w->lexcol, w->lexdir, w->mark, w->cache, w->sb, w->eta, w->lval,
+               w->eta_pos, w->pos_of, w->lidx, w->llist, w->dirty, w->touched, w->isdirty, w->vcol};
   for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) free(p[i]);
   free(w);
 }
@@ -205,7 +237,7 @@ SVI_SIMD static void contribution(svi_lr* w, int i, double sg) {
   int p = w->p, nv = w->nv;
   for (int l = 0; l < p; l++) {
     int slot = i * p + l;
-    if (w->st[slot] != ST_Z || w->jrow[slot] < 0) continue;
+    if (w->sb[slot] != ST_Z || w->jrow[slot] < 0) continue;
     const double* g = gcol(w, w->jrow[slot]);
     const double* restrict ys = w->Ys + (size_t)slot * nv;
     for (int a = 0; a < nv; a++) {
@@ -239,12 +271,12 @@ static void reduce_contact(const svi_lr* w, int i, lr_reduced* cr) {
   double T[LR_P][2 * LR_P];
   int col[LR_P], nbasic = 0;
   for (int l = 0; l < p; l++)
-    if (w->st[base + l] != ST_NONE) col[nbasic++] = l;
+    if (w->sb[base + l] != ST_NONE) col[nbasic++] = l;
   double dmax = 0;
   for (int r = 0; r < p; r++) {
     for (int c = 0; c < nbasic; c++) {
       int l = col[c];
-      double v = w->st[base + l] == ST_W ? (r == l ? 1.0 : 0.0) : -a0(w, i, r, l);
+      double v = w->sb[base + l] == ST_W ? (r == l ? 1.0 : 0.0) : -a0(w, i, r, l);
       T[r][c] = v;
       if (fabs(v) > dmax) dmax = fabs(v);
     }
@@ -313,7 +345,7 @@ SVI_SIMD static void factor_contact(svi_lr* w, int i) {
   double* Cm = w->C + (size_t)i * LR_P * LR_P;
   int* fc = w->freecol + i * LR_P;
   int allw = 1;
-  for (int l = 0; l < p; l++) allw &= w->st[base + l] == ST_W;
+  for (int l = 0; l < p; l++) allw &= w->sb[base + l] == ST_W;
   w->ident[i] = (unsigned char)allw;
   if (allw) {   /* identity block: the common case, no elimination */
     for (int l = 0; l < p; l++) {
@@ -327,7 +359,7 @@ SVI_SIMD static void factor_contact(svi_lr* w, int i) {
   }
   /* the reduction of D_i: from the cache, or made and kept there */
   uint32_t code = (uint32_t)w->nd << 14 | (uint32_t)w->routh << 18;
-  for (int l = 0; l < p; l++) code |= (uint32_t)w->st[base + l] << (2 * l);
+  for (int l = 0; l < p; l++) code |= (uint32_t)w->sb[base + l] << (2 * l);
   uint64_t mb, ab;
   memcpy(&mb, &w->s->mu[i], sizeof(mb));
   memcpy(&ab, &w->alpha, sizeof(ab));
@@ -353,7 +385,7 @@ SVI_SIMD static void factor_contact(svi_lr* w, int i) {
     double yd = 0;
     double* restrict ys = w->Ys + (size_t)slot * nv;
     for (int b = 0; b < nv; b++) ys[b] = 0;
-    if (w->st[slot] != ST_NONE) {
+    if (w->sb[slot] != ST_NONE) {
       for (int c = 0; c < p; c++) {
         double e = E[l * LR_P + c];
         if (e == 0) continue;
@@ -375,7 +407,7 @@ SVI_SIMD static void factor_contact(svi_lr* w, int i) {
     for (int l = 0; l < p; l++) {
       int slot = base + l;
       double c = Nf[l * LR_P + f];
-      if (c == 0 || w->st[slot] != ST_Z || w->jrow[slot] < 0) continue;
+      if (c == 0 || w->sb[slot] != ST_Z || w->jrow[slot] < 0) continue;
       const double* g = gcol(w, w->jrow[slot]);
       for (int a = 0; a < nv; a++) GN[f * nv + a] += c * g[a];
     }
@@ -552,7 +584,7 @@ static void global_solve_local(svi_lr* w, int c, const double* b, const double* 
   if (c >= 0) {
     for (int l = 0; l < p; l++) {   /* G_B E b */
       int slot = c * p + l;
-      if (w->st[slot] != ST_Z || w->jrow[slot] < 0) continue;
+      if (w->sb[slot] != ST_Z || w->jrow[slot] < 0) continue;
       double e = e_dot(w, c, l, b);
       if (e == 0) continue;
       const double* g = gcol(w, w->jrow[slot]);
@@ -666,6 +698,32 @@ typedef struct {
   const double* sign;
 } lr_pert;
 
+/* svi_lr_set_verify (tests): the column B^-1 e_c at the candidates (out) against the same column
+ * through every position: the base's whole direction (direction(), the path's own kept aside)
+ * and then every eta on all of it.  A wrong list of positions or a wrong eta shows; the two sum
+ * the base's terms in different orders, so they agree to rounding only (1e-9 of the column). */
+static void verify_column(svi_lr* w, int ci, const double* b, const int* cand, int ncand, const double* out) {
+  int n = w->n;
+  double *save = w->vcol, *v = w->vcol + n + 8;
+  memcpy(save, w->dir, sizeof(double) * (n + 4));
+  direction(w, ci, b, NULL);
+  memcpy(v, w->dir, sizeof(double) * n);
+  v[n] = w->z0_active ? w->u[w->nv] : 0.0;
+  memcpy(w->dir, save, sizeof(double) * (n + 4));
+  for (int t = 0; t < w->neta; t++) {
+    const double* e = w->eta + (size_t)t * w->ldeta;
+    int q = w->eta_pos[t];
+    double xr = v[q] / e[q];
+    for (int i = 0; i <= n; i++) v[i] -= e[i] * xr;
+    v[q] = xr;
+  }
+  double vmax = 0, dmax = 0;
+  for (int i = 0; i <= n; i++) vmax = amax(vmax, v[i]);
+  for (int k = 0; k < ncand; k++) dmax = amax(dmax, v[w->pos_of[cand[k]]] - out[k]);
+  w->vchecks++;
+  w->vfails += !(dmax <= 1e-9 * fmax(vmax, 1.0));
+}
+
 /* (B^-1)_{j, c} for the candidate slots, c an original index (one global solve) */
 static void binv_column(svi_lr* w, int corig, const int* cand, int ncand, double* out) {
   int cs = w->slot_of[corig], ci = cs / w->p, cl = cs % w->p;
@@ -674,18 +732,64 @@ static void binv_column(svi_lr* w, int corig, const int* cand, int ncand, double
   int global = w->dpos[ci] >= 0;   /* constraint rows see it */
   for (int l = 0; l < w->p && !global; l++) {
     int slot = ci * w->p + l;
-    global = w->st[slot] == ST_Z && w->jrow[slot] >= 0 && e_at(w, ci, l, cl) != 0;
+    global = w->sb[slot] == ST_Z && w->jrow[slot] >= 0 && e_at(w, ci, l, cl) != 0;
   }
+  const int base = ci * w->p;   /* contact ci's slots: base .. base + p - 1, without a division */
+  if (w->neta == 0) {   /* the base is the basis: its column at the candidates */
+    if (global) {
+      global_solve_local(w, ci, b, NULL);
+      slot_values(w, cand, ncand, out);
+    } else
+      for (int k = 0; k < ncand; k++) out[k] = 0.0;
+    for (int k = 0; k < ncand; k++) {
+      int l = cand[k] - base;
+      if ((unsigned)l < (unsigned)w->p) out[k] += e_at(w, ci, l, cl);
+    }
+    return;
+  }
+  /* B^-1 e_c = E_neta^-1 ... E_1^-1 B_base^-1 e_c, needed at the candidates' positions only: the
+   * base's column at those and at the etas' pivot positions (whose values the etas pass on),
+   * then the etas on that list.  Position n (z0's) is neither. */
+  int *L = w->llist, *lidx = w->lidx, nl = 0;
+  for (int t = 0; t < w->neta; t++) {
+    int q = w->eta_pos[t];
+    if (lidx[q] < 0) { lidx[q] = nl; L[nl++] = q; }
+  }
+  for (int k = 0; k < ncand; k++) {
+    int q = w->pos_of[cand[k]];
+    if (lidx[q] < 0) { lidx[q] = nl; L[nl++] = q; }
+  }
+  double* y = w->lval;
   if (global) {
     global_solve_local(w, ci, b, NULL);
-    slot_values(w, cand, ncand, out);
+    slot_values(w, L, nl, y);   /* a position below n is the slot of the base's variable there */
   } else
-    for (int k = 0; k < ncand; k++) out[k] = 0.0;
-  const int base = ci * w->p;   /* contact ci's slots: base .. base + p - 1, without a division */
-  for (int k = 0; k < ncand; k++) {
-    int l = cand[k] - base;
-    if ((unsigned)l < (unsigned)w->p) out[k] += e_at(w, ci, l, cl);
+    for (int m = 0; m < nl; m++) y[m] = 0.0;
+  for (int m = 0; m < nl; m++) {
+    int l = L[m] - base;
+    if ((unsigned)l < (unsigned)w->p) y[m] += e_at(w, ci, l, cl);
   }
+  for (int t = 0; t < w->neta; t++) {
+    const double* e = w->eta + (size_t)t * w->ldeta;
+    int q = w->eta_pos[t], mq = lidx[q];
+    double xr = y[mq] / e[q];
+    if (xr != 0)
+      for (int m = 0; m < nl; m++) y[m] -= e[L[m]] * xr;
+    y[mq] = xr;
+  }
+  for (int k = 0; k < ncand; k++) out[k] = y[lidx[w->pos_of[cand[k]]]];
+  for (int m = 0; m < nl; m++) lidx[L[m]] = -1;
+  if (w->verify) verify_column(w, ci, b, cand, ncand, out);
+}
+
+/* svi_lr_set_verify (tests): the column of B^-1 the ratio test takes as e_cs (a contact whose base
+ * is the identity, no eta on cs) formed and checked to be that on the candidates */
+static void verify_unit(svi_lr* w, int c, int cs, const int* cand, int ncand, double* col) {
+  binv_column(w, c, cand, ncand, col);
+  int bad = 0;
+  for (int m = 0; m < ncand; m++) bad |= col[m] != (cand[m] == cs ? 1.0 : 0.0);
+  w->vchecks++;
+  w->vfails += bad;
 }
 
 /* col[m] <- sg col[m] / dc[m]: a lexicographic column's ratios on the candidates, in whole vectors
@@ -768,7 +872,8 @@ static int ratio_test(svi_lr* w, double z0dir, double piv_tol, const lr_pert* pt
     int c = pt->order ? pt->order[k] : k;
     double sg = pt->sign ? pt->sign[k] : 1.0;
     int cs = w->slot_of[c];
-    if (w->ident[cs / w->p]) {
+    if (w->ident[cs / w->p] && !w->touched[cs]) {   /* the base's w_c, no eta pivoted on it */
+      if (w->verify) verify_unit(w, c, cs, cand, nc, col);
       if (!mark[cs]) continue;                  /* zero on every candidate */
       /* sg / a on candidate cs, 0 on the others */
       if (sg < 0) { r = cs; alive = 1; break; }
@@ -807,6 +912,104 @@ static int ratio_test(svi_lr* w, double z0dir, double piv_tol, const lr_pert* pt
     mark[cand[m]] = 0;
   }
   return r;
+}
+
+
+/* ---- the pivots since the base ------------------------------------------------------------------
+ * A pivot changes one column of B.  Rather than reduce its contacts again and refactor S at once
+ * (O(s^3) a pivot), the pivots are kept as etas on the base, B = B_base E_1 ... E_k, in
+ * positions: a slot's place in the base (its row of B_base^-1), z0's n.  The entering variable
+ * takes the leaving one's position; eta t is its column B_{t-1}^-1 a in positions.  Every
+ * lr_eta_max pivots the base is made again from the statuses (lr_rebase: the contacts the pivots
+ * changed reduced again, the sums updated, S refactored).  A direction then costs the base's
+ * O(n nv + s^2) and O(n) an eta. */
+
+/* The etas between two refactors: S's LU (about s^3 / 3 multiply-adds) against n + 1 an eta
+ * for each direction after it, least on average at k = sqrt(2 s^3 / (3 (n + 1))). */
+static int lr_eta_max(const svi_lr* w) {
+  double s3 = (double)w->sdim * w->sdim * w->sdim;
+  int k = (int)lround(sqrt(2.0 * s3 / (3.0 * (w->n + 1))));
+  if (w->eta_req > 0) k = w->eta_req;
+  return k < 1 ? 1 : k > LR_ETA_MAX ? LR_ETA_MAX : k;
+}
+
+void svi_lr_set_eta_max(svi_lr* w, int k) {
+  if (w) w->eta_req = k > 0 ? (k < LR_ETA_MAX ? k : LR_ETA_MAX) : 0;
+}
+
+void svi_lr_set_verify(svi_lr* w, int on) {
+  if (w) w->verify = on;
+}
+
+void svi_lr_verify_counts(const svi_lr* w, long long* checks, long long* fails) {
+  *checks = w ? w->vchecks : 0;
+  *fails = w ? w->vfails : 0;
+}
+
+void svi_lr_eta_counts(const svi_lr* w, long long* dirs, long long* rebases, long long* early) {
+  *dirs = w ? w->eta_dirs : 0;
+  *rebases = w ? w->rebases : 0;
+  *early = w ? w->early : 0;
+}
+
+/* no etas: every basic slot in its own position */
+static void lr_reset_etas(svi_lr* w) {
+  for (int t = 0; t < w->neta; t++) w->touched[w->eta_pos[t]] = 0;
+  w->neta = 0;
+  for (int j = 0; j < w->n; j++) w->pos_of[j] = w->st[j] != ST_NONE ? j : -1;
+  w->eta_max = lr_eta_max(w);
+}
+
+static void lr_clear_dirty(svi_lr* w) {
+  for (int k = 0; k < w->ndirty; k++) w->isdirty[w->dirty[k]] = 0;
+  w->ndirty = 0;
+}
+
+static void lr_mark_dirty(svi_lr* w, int i) {
+  if (!w->isdirty[i]) {
+    w->isdirty[i] = 1;
+    w->dirty[w->ndirty++] = i;
+  }
+}
+
+/* The base made again from the path's statuses: each contact a pivot changed loses its old
+ * contribution to the sums (its old statuses and Y), is reduced for its new statuses and adds its
+ * new one; then S is refactored and the etas dropped. */
+static void lr_rebase(svi_lr* w) {
+  int p = w->p;
+  for (int k = 0; k < w->ndirty; k++) contribution(w, w->dirty[k], -1.0);
+  for (int k = 0; k < w->ndirty; k++) {
+    int i = w->dirty[k];
+    memcpy(w->sb + i * p, w->st + i * p, (size_t)p);
+    factor_contact(w, i);
+    contribution(w, i, 1.0);
+  }
+  lr_clear_dirty(w);
+  build_global(w);
+  lr_reset_etas(w);
+  w->rebases++;
+}
+
+/* The direction of the base (w->dir by position, z0's in *z0dir) through the etas, kept as the
+ * next eta in positions, and then by slot in w->dir (0 on the missing slot) */
+SVI_SIMD static void lr_ftran(svi_lr* w, double* z0dir) {
+  int n = w->n, ld = w->ldeta;
+  double* restrict v = w->eta + (size_t)w->neta * ld;
+  memcpy(v, w->dir, sizeof(double) * n);
+  v[n] = *z0dir;
+  for (int i = n + 1; i < ld; i++) v[i] = 0.0;
+  if (w->neta == 0) return;   /* positions are slots */
+  w->eta_dirs++;
+  for (int t = 0; t < w->neta; t++) {
+    const double* restrict e = w->eta + (size_t)t * ld;
+    int q = w->eta_pos[t];
+    double xr = v[q] / e[q];
+    if (xr != 0)
+      for (int i = 0; i < ld; i++) v[i] -= e[i] * xr;
+    v[q] = xr;
+  }
+  for (int j = 0; j < n; j++) w->dir[j] = w->pos_of[j] >= 0 ? v[w->pos_of[j]] : 0.0;
+  *z0dir = v[n];
 }
 
 static int pair_complement_kind(int kind) { return kind == ST_W ? ST_Z : ST_W; }
@@ -873,6 +1076,8 @@ static void first_pivot(svi_lr* w, const lr_pert* pt, int* missing, int* kind, i
   w->x[rs] = 0;
   w->x[n] = z0;
   *z0row = r;
+  memcpy(w->sb, w->st, (size_t)n);
+  lr_clear_dirty(w);
   reset_contacts(w);
   memset(w->Sv, 0, sizeof(double) * w->nv * w->nv);
   memset(w->S0, 0, sizeof(double) * w->nv);
@@ -880,6 +1085,7 @@ static void first_pivot(svi_lr* w, const lr_pert* pt, int* missing, int* kind, i
   memcpy(w->y0, w->d, sizeof(double) * n);
   factor_contact(w, rs / w->p);   /* the identity with one column missing */
   build_global(w);
+  lr_reset_etas(w);
   *missing = rs;
   *kind = ST_Z;
 }
@@ -935,6 +1141,7 @@ static int lemke_path(svi_lr* w, const lr_pert* pt, int max_iter, double piv_tol
     column_of(w, missing, kind, b, bgp, &has_bg);
     direction(w, missing / p, b, has_bg ? bgp : NULL);
     double z0dir = w->u[w->nv];
+    lr_ftran(w, &z0dir);
     int lv = ratio_test(w, z0dir, piv_tol, pt);
     if (lv < 0) { *pivots = it; return SVI_ERR_RAY; }
     double theta = lv == n ? w->x[n] / z0dir : w->x[lv] / w->dir[lv];
@@ -942,31 +1149,36 @@ static int lemke_path(svi_lr* w, const lr_pert* pt, int max_iter, double piv_tol
     w->x[n] -= theta * z0dir;
     it++;
     int ce = missing / p, cl = lv == n ? ce : lv / p;
-    /* the old contributions go with the old statuses */
-    contribution(w, ce, -1.0);
-    if (cl != ce) contribution(w, cl, -1.0);
-    if (lv == n) {   /* z0 leaves: the basis is complementary */
+    lr_mark_dirty(w, ce);
+    if (lv == n) {   /* z0 leaves: the basis is complementary (refactor_all makes its base) */
       w->st[missing] = (signed char)kind;
       w->x[missing] = theta;
       w->rowpos[missing] = z0row;
       w->z0_active = 0;
-      factor_contact(w, ce);
-      contribution(w, ce, 1.0);
       break;
     }
+    lr_mark_dirty(w, cl);
     int lkind = w->st[lv];
     w->st[missing] = (signed char)kind;
     w->x[missing] = theta;
     w->rowpos[missing] = w->rowpos[lv];
     w->st[lv] = ST_NONE;
     w->x[lv] = 0;
-    factor_contact(w, ce);
-    contribution(w, ce, 1.0);
-    if (cl != ce) {
-      factor_contact(w, cl);
-      contribution(w, cl, 1.0);
+    /* the entering variable takes the leaving one's position: the next eta */
+    int q = w->pos_of[lv];
+    w->eta_pos[w->neta++] = q;
+    w->touched[q] = 1;
+    w->pos_of[missing] = q;
+    w->pos_of[lv] = -1;
+    int rebase = w->neta >= w->eta_max;
+    if (!rebase) {
+      double vmax = 0;
+      const double* ev = w->eta + (size_t)(w->neta - 1) * w->ldeta;
+      for (int i = 0; i <= n; i++) vmax = amax(vmax, ev[i]);
+      rebase = fabs(ev[q]) < LR_ETA_PIVTOL * vmax;
+      w->early += rebase;
     }
-    build_global(w);
+    if (rebase) lr_rebase(w);
     missing = lv;
     kind = pair_complement_kind(lkind);
   }
@@ -1086,6 +1298,8 @@ static void refine(svi_lr* w, const double* wv, double* z) {
 
 /* exact sums and factorisation of the final basis at the current alpha */
 static void refactor_all(svi_lr* w) {
+  memcpy(w->sb, w->st, (size_t)w->n);
+  lr_clear_dirty(w);
   memset(w->Sv, 0, sizeof(double) * w->nv * w->nv);
   memset(w->S0, 0, sizeof(double) * w->nv);
   for (int i = 0; i < w->nc; i++) {
@@ -1093,6 +1307,7 @@ static void refactor_all(svi_lr* w) {
     contribution(w, i, 1.0);
   }
   build_global(w);
+  lr_reset_etas(w);
 }
 
 static double refined_residual(svi_lr* w, const svi_lcp_options* o, const double* q, double* z,
@@ -1164,6 +1379,8 @@ static int lr_solve(svi_lr* w, const svi_impact* s, int routh, const double* q, 
   if (st == SVI_OK) {
     extract_z(w, z);
     info->residual = refined_residual(w, &o, q, z, res_tol, wv, keep, scr);
+
+
     if (info->residual <= res_tol) return info->status = SVI_OK;
     st = SVI_ERR_RESIDUAL;
   }
