@@ -1012,7 +1012,8 @@ static void lcp_norm_bounds(svi_impact* s) {
 }
 
 /* SVI_SOLVER_AUTO's choice.  A pivot of the low-rank Lemke costs O(n nv) plus a refactor of its
- * system in (dv, z0, f), up to 2 nv + 1 unknowns; one of the revised dense Lemke O(n k), k the
+ * system in (dv, z0, f), up to 2 nv + 1 unknowns (since the thirty-sixth speed session one every
+ * k pivots, etas in between: svi_lowrank.c); one of the revised dense Lemke O(n k), k the
  * pivots so far.  So the low-rank one pays on few velocities under many contacts.  The ninth
  * speed session measured towers of 1 to 10 free boxes with 4 to 36 contacts per face
  * (`svi-bench --only=5` keeps 1 to 8 boxes and 4 to 25 contacts, benchmarks-log.md table 5) and
@@ -1061,8 +1062,13 @@ static int lowrank_pays(int nb, int nv, int n_routh, int step_solve) {
  * wall time 0.10-1.01 of before on an AMD EPYC (Zen 5, 1 MB L2), instructions 0.12-1.10 (six
  * 3-10 % above).  The cube would have handed over at 2 781 etas on a quadruped of nv = 22 on 700
  * rows, never reached; now 258.  Not beyond nv = 30 (HANDOVER_MAX_NV): there the low-rank system
- * of up to 2 nv + 1 unknowns, refactored every pivot, is the low-rank pivot's cost (a chain of 25
- * links, nv = 54: 6.7x the dense path's instructions, 4.3x its wall time). */
+ * of up to 2 nv + 1 unknowns, then refactored every pivot, was the low-rank pivot's cost (a chain
+ * of 25 links, nv = 54: 6.7x the dense path's instructions, 4.3x its wall time); with etas
+ * between its refactors (svi_lowrank.c, thirty-sixth speed session) the chain still gains
+ * nothing (31x a native step handed over at 300 etas, 33x without).  An earlier handover from
+ * nv = 7 (100 for 160) was faster on new users' robots (0.79-1.01 of this rule's wall time) but
+ * left the quadruped of tests/data/quad_slide_100.xml 9 regularised solves in 200 samples
+ * against 5: kept as it is (docs/benchmarks-log.md, the thirty-sixth session). */
 static int handover_neta(int nv, int n) {
   if (nv > HANDOVER_MAX_NV) return 0;
   double c = nv + 1.0;
