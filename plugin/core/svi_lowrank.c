@@ -79,9 +79,9 @@ struct svi_lr {
   /* the pivots since the base (lr_rebase): B = B_base E_1 ... E_neta in positions 0 .. n (a slot's
    * place in the base, z0's n) */
   double *eta, *lval;                /* eta: LR_ETA_MAX columns of n + 1 (stride ldeta) */
-  int *eta_pos, *pos_of, *lidx, *llist, *dirty;
+  int *eta_pos, *pos_of, *lidx, *llist, *dirty, *moved;   /* moved: slots whose pos_of the etas changed */
   unsigned char *touched, *isdirty;  /* touched: an eta pivoted at this position */
-  int neta, eta_max, ldeta, ndirty;
+  int neta, eta_max, ldeta, ndirty, nmoved;
   int eta_req;                       /* svi_lr_set_eta_max: > 0 that many, else lr_eta_max's rule */
   long long eta_dirs, rebases, early; /* svi_lr_eta_counts */
   int verify;                        /* svi_lr_set_verify: check each column of B^-1 (tests) */
@@ -142,6 +142,7 @@ svi_lr* svi_lr_create(int nc_max, int nv_max) {
   w->eta = xalloc(sizeof(double) * (size_t)w->ldeta * LR_ETA_MAX);
   w->lval = xalloc(sizeof(double) * (n + 1 + LR_ETA_MAX));
   w->eta_pos = xalloc(sizeof(int) * LR_ETA_MAX);
+  w->moved = xalloc(sizeof(int) * 2 * LR_ETA_MAX);
   w->pos_of = xalloc(sizeof(int) * n);
   w->lidx = xalloc(sizeof(int) * (n + 1));
   w->llist = xalloc(sizeof(int) * (n + 1 + LR_ETA_MAX));
@@ -156,7 +157,7 @@ svi_lr* svi_lr_create(int nc_max, int nv_max) {
       !w->Cd || !w->GN || !w->nfree || !w->ncons || !w->freecol || !w->dpos || !w->ident || !w->defect ||
       !w->Sv || !w->S0 || !w->Slu || !w->R || !w->u || !w->piv || !w->cand || !w->byrow ||
       !w->lexcol || !w->lexdir || !w->mark || !w->cache || !w->sb || !w->eta || !w->lval ||
-      !w->eta_pos || !w->pos_of || !w->lidx || !w->llist || !w->dirty || !w->touched || !w->isdirty || !w->vcol) {
+      !w->eta_pos || !w->moved || !w->pos_of || !w->lidx || !w->llist || !w->dirty || !w->touched || !w->isdirty || !w->vcol) {
     svi_lr_destroy(w);
     return NULL;
   }
@@ -169,7 +170,7 @@ void svi_lr_destroy(svi_lr* w) {
                w->bslot, w->Yt, w->Yt0, w->Ys, w->E, w->N, w->C, w->CJ, w->Cd, w->GN, w->nfree, w->ncons,
                w->freecol, w->dpos, w->ident, w->defect, w->Sv, w->S0, w->Slu, w->R, w->u, w->piv,
                w->cand, w->byrow, w->lexcol, w->lexdir, w->mark, w->cache, w->sb, w->eta, w->lval,
-               w->eta_pos, w->pos_of, w->lidx, w->llist, w->dirty, w->touched, w->isdirty, w->vcol};
+               w->eta_pos, w->moved, w->pos_of, w->lidx, w->llist, w->dirty, w->touched, w->isdirty, w->vcol};
   for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) free(p[i]);
   free(w);
 }
@@ -952,11 +953,19 @@ void svi_lr_eta_counts(const svi_lr* w, long long* dirs, long long* rebases, lon
   *early = w ? w->early : 0;
 }
 
-/* no etas: every basic slot in its own position */
-static void lr_reset_etas(svi_lr* w) {
+/* no etas: every basic slot in its own position (all: a new basis; moved: only the slots the
+ * pivots since the base moved, O(k) instead of O(n)) */
+static void lr_reset_etas(svi_lr* w, int all) {
   for (int t = 0; t < w->neta; t++) w->touched[w->eta_pos[t]] = 0;
   w->neta = 0;
-  for (int j = 0; j < w->n; j++) w->pos_of[j] = w->st[j] != ST_NONE ? j : -1;
+  if (all)
+    for (int j = 0; j < w->n; j++) w->pos_of[j] = w->st[j] != ST_NONE ? j : -1;
+  else
+    for (int k = 0; k < w->nmoved; k++) {
+      int j = w->moved[k];
+      w->pos_of[j] = w->st[j] != ST_NONE ? j : -1;
+    }
+  w->nmoved = 0;
   w->eta_max = lr_eta_max(w);
 }
 
@@ -986,7 +995,7 @@ static void lr_rebase(svi_lr* w) {
   }
   lr_clear_dirty(w);
   build_global(w);
-  lr_reset_etas(w);
+  lr_reset_etas(w, 0);
   w->rebases++;
 }
 
@@ -995,6 +1004,7 @@ static void lr_rebase(svi_lr* w) {
 SVI_SIMD static void lr_ftran(svi_lr* w, double* z0dir) {
   int n = w->n, ld = w->ldeta;
   double* restrict v = w->eta + (size_t)w->neta * ld;
+  if (w->neta == 0 && w->eta_max == 1) return;   /* positions are slots, and no eta is kept */
   memcpy(v, w->dir, sizeof(double) * n);
   v[n] = *z0dir;
   for (int i = n + 1; i < ld; i++) v[i] = 0.0;
@@ -1085,7 +1095,7 @@ static void first_pivot(svi_lr* w, const lr_pert* pt, int* missing, int* kind, i
   memcpy(w->y0, w->d, sizeof(double) * n);
   factor_contact(w, rs / w->p);   /* the identity with one column missing */
   build_global(w);
-  lr_reset_etas(w);
+  lr_reset_etas(w, 1);
   *missing = rs;
   *kind = ST_Z;
 }
@@ -1170,6 +1180,8 @@ static int lemke_path(svi_lr* w, const lr_pert* pt, int max_iter, double piv_tol
     w->touched[q] = 1;
     w->pos_of[missing] = q;
     w->pos_of[lv] = -1;
+    w->moved[w->nmoved++] = missing;
+    w->moved[w->nmoved++] = lv;
     int rebase = w->neta >= w->eta_max;
     if (!rebase) {
       double vmax = 0;
@@ -1307,7 +1319,7 @@ static void refactor_all(svi_lr* w) {
     contribution(w, i, 1.0);
   }
   build_global(w);
-  lr_reset_etas(w);
+  lr_reset_etas(w, 1);
 }
 
 static double refined_residual(svi_lr* w, const svi_lcp_options* o, const double* q, double* z,
