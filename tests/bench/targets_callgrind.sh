@@ -8,7 +8,8 @@
 #    a plate on 100 supports, a two-legged robot on 7 x 7-point feet (98 contacts), a chain of 25
 #    links (100 contacts), a box dropped on a stack of 25 boxes (100 contacts), a mesh cube landing
 #    on 3 x 3 x 1 and on 2 x 2 x 2 resting mesh cubes (88 and 100 contacts), a plate on 100 sphere
-#    feet landing flat while it slides (tests/data/plate_slide_100.xml); four stacks of two
+#    feet landing flat while it slides (tests/data/plate_slide_100.xml), a quadruped (nv = 22) on
+#    5 x 5-point feet landing as it slides (tests/data/quad_slide_100.xml); four stacks of two
 #    boxes landing at once (models/scenes/drops.xml, 25 contacts in 4 groups) under split groups and
 #    split off; and on any MODEL.xml
 #    given after the build directory (its first impact event, as table B).
@@ -75,6 +76,7 @@ impact_row "box dropped on a stack of 25 (table E)" "$("$BUILD/svi-bench-plugin"
 impact_row "mesh cube on 3 x 3 x 1 mesh cubes (table E)" "$("$BUILD/svi-bench-plugin" --meshpile 3 1)" 2
 impact_row "mesh cube on 2 x 2 x 2 mesh cubes (table E)" "$("$BUILD/svi-bench-plugin" --meshpile 2 2)" 2
 impact_row "plate sliding onto 100 sphere feet (a new user's, tests/data/plate_slide_100.xml)" tests/data/plate_slide_100.xml 2
+impact_row "quadruped sliding onto 5 x 5-point feet (a new user's, tests/data/quad_slide_100.xml)" tests/data/quad_slide_100.xml 2
 # objects landing in the same step: four stacks of two boxes (25 contacts, 4 groups), split on and off
 impact_row "four stacks landing at once, split groups (scenes/drops.xml)" models/scenes/drops.xml 4
 sed 's|<instance name="impacts"/>|<instance name="impacts"><config key="split" value="off"/></instance>|' \
