@@ -701,8 +701,10 @@ typedef struct {
 
 /* svi_lr_set_verify (tests): the column B^-1 e_c at the candidates (out) against the same column
  * through every position: the base's whole direction (direction(), the path's own kept aside)
- * and then every eta on all of it.  A wrong list of positions or a wrong eta shows; the two sum
- * the base's terms in different orders, so they agree to rounding only (1e-9 of the column). */
+ * and then every eta on all of it.  A wrong list of positions or a wrong eta shows as a wrong
+ * entry of the column's size.  The two sum the base's terms in different orders, so they agree
+ * only to the rounding of the base's solve, times its condition: up to 6e-8 of the column on
+ * 54 million columns of test_lowrank's problems (SVI_TEST_SCALE=10); 1e-6 is the bound. */
 static void verify_column(svi_lr* w, int ci, const double* b, const int* cand, int ncand, const double* out) {
   int n = w->n;
   double *save = w->vcol, *v = w->vcol + n + 8;
@@ -722,7 +724,7 @@ static void verify_column(svi_lr* w, int ci, const double* b, const int* cand, i
   for (int i = 0; i <= n; i++) vmax = amax(vmax, v[i]);
   for (int k = 0; k < ncand; k++) dmax = amax(dmax, v[w->pos_of[cand[k]]] - out[k]);
   w->vchecks++;
-  w->vfails += !(dmax <= 1e-9 * fmax(vmax, 1.0));
+  w->vfails += !(dmax <= 1e-6 * fmax(vmax, 1.0));
 }
 
 /* (B^-1)_{j, c} for the candidate slots, c an original index (one global solve) */
