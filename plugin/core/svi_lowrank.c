@@ -1004,12 +1004,12 @@ static void lr_rebase(svi_lr* w) {
 /* The direction of the base (w->dir by position, z0's in *z0dir) through the etas, kept as the
  * next eta in positions, and then by slot in w->dir (0 on the missing slot) */
 SVI_SIMD static void lr_ftran(svi_lr* w, double* z0dir) {
-  int n = w->n, ld = w->ldeta;
+  int n = w->n, ld = w->ldeta, n1 = (n + 1 + 3) & ~3;   /* the etas' stride, this LCP's rows */
   double* restrict v = w->eta + (size_t)w->neta * ld;
   if (w->neta == 0 && w->eta_max == 1) return;   /* positions are slots, and no eta is kept */
   memcpy(v, w->dir, sizeof(double) * n);
   v[n] = *z0dir;
-  for (int i = n + 1; i < ld; i++) v[i] = 0.0;
+  for (int i = n + 1; i < n1; i++) v[i] = 0.0;
   if (w->neta == 0) return;   /* positions are slots */
   w->eta_dirs++;
   for (int t = 0; t < w->neta; t++) {
@@ -1017,7 +1017,7 @@ SVI_SIMD static void lr_ftran(svi_lr* w, double* z0dir) {
     int q = w->eta_pos[t];
     double xr = v[q] / e[q];
     if (xr != 0)
-      for (int i = 0; i < ld; i++) v[i] -= e[i] * xr;
+      for (int i = 0; i < n1; i++) v[i] -= e[i] * xr;
     v[q] = xr;
   }
   for (int j = 0; j < n; j++) w->dir[j] = w->pos_of[j] >= 0 ? v[w->pos_of[j]] : 0.0;
@@ -1162,11 +1162,20 @@ static int lemke_path(svi_lr* w, const lr_pert* pt, int max_iter, double piv_tol
     it++;
     int ce = missing / p, cl = lv == n ? ce : lv / p;
     lr_mark_dirty(w, ce);
-    if (lv == n) {   /* z0 leaves: the basis is complementary (refactor_all makes its base) */
+    if (lv == n) {   /* z0 leaves: the basis is complementary */
       w->st[missing] = (signed char)kind;
       w->x[missing] = theta;
       w->rowpos[missing] = z0row;
       w->z0_active = 0;
+      /* the changed contacts reduced for the final statuses, as a pivot did before the etas:
+       * refactor_all (refinement) recomputes the sums but keeps the order of the defect list
+       * (defect_set), which lays out S and so fixes its rounding; the sums are left to it */
+      for (int k = 0; k < w->ndirty; k++) {
+        int i = w->dirty[k];
+        memcpy(w->sb + i * p, w->st + i * p, (size_t)p);
+        factor_contact(w, i);
+      }
+      lr_clear_dirty(w);
       break;
     }
     lr_mark_dirty(w, cl);
@@ -1393,8 +1402,6 @@ static int lr_solve(svi_lr* w, const svi_impact* s, int routh, const double* q, 
   if (st == SVI_OK) {
     extract_z(w, z);
     info->residual = refined_residual(w, &o, q, z, res_tol, wv, keep, scr);
-
-
     if (info->residual <= res_tol) return info->status = SVI_OK;
     st = SVI_ERR_RESIDUAL;
   }
