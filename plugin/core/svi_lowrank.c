@@ -68,7 +68,7 @@ struct svi_lr {
   int *nfree, *ncons, *freecol, *dpos;
   unsigned char* ident;              /* the contact's basic columns are the identity (E = I) */
   /* global system */
-  double *Sv, *S0, *Slu, *R, *u;
+  double *Sv, *S0, *Slu, *Slt, *R, *u;   /* Slt: Slu's multipliers by column (solve_global) */
   int *piv, *defect;
   int ndefect, z0_active, sdim, sld, singular;
   /* lexicographic scratch */
@@ -128,6 +128,7 @@ svi_lr* svi_lr_create(int nc_max, int nv_max) {
   w->Sv = xalloc(sizeof(double) * nv_max * nv_max);
   w->S0 = xalloc(sizeof(double) * nv_max);
   w->Slu = xalloc(sizeof(double) * s * (s + 6));
+  w->Slt = xalloc(sizeof(double) * s * (s + 6));
   w->R = xalloc(sizeof(double) * s);
   w->u = xalloc(sizeof(double) * s);
   w->piv = xalloc(sizeof(int) * s);
@@ -155,7 +156,7 @@ svi_lr* svi_lr_create(int nc_max, int nv_max) {
   if (!w->orig || !w->slot_of || !w->jrow || !w->rowpos || !w->st || !w->x || !w->dir || !w->q ||
       !w->d || !w->y0 || !w->bslot || !w->Yt || !w->Yt0 || !w->Ys || !w->E || !w->N || !w->C || !w->CJ ||
       !w->Cd || !w->GN || !w->nfree || !w->ncons || !w->freecol || !w->dpos || !w->ident || !w->defect ||
-      !w->Sv || !w->S0 || !w->Slu || !w->R || !w->u || !w->piv || !w->cand || !w->byrow ||
+      !w->Sv || !w->S0 || !w->Slu || !w->Slt || !w->R || !w->u || !w->piv || !w->cand || !w->byrow ||
       !w->lexcol || !w->lexdir || !w->mark || !w->cache || !w->sb || !w->eta || !w->lval ||
       !w->eta_pos || !w->moved || !w->pos_of || !w->lidx || !w->llist || !w->dirty || !w->touched || !w->isdirty || !w->vcol) {
     svi_lr_destroy(w);
@@ -168,7 +169,7 @@ void svi_lr_destroy(svi_lr* w) {
   if (!w) return;
   void* p[] = {w->orig, w->slot_of, w->jrow, w->rowpos, w->st, w->x, w->dir, w->q, w->d, w->y0,
                w->bslot, w->Yt, w->Yt0, w->Ys, w->E, w->N, w->C, w->CJ, w->Cd, w->GN, w->nfree, w->ncons,
-               w->freecol, w->dpos, w->ident, w->defect, w->Sv, w->S0, w->Slu, w->R, w->u, w->piv,
+               w->freecol, w->dpos, w->ident, w->defect, w->Sv, w->S0, w->Slu, w->Slt, w->R, w->u, w->piv,
                w->cand, w->byrow, w->lexcol, w->lexdir, w->mark, w->cache, w->sb, w->eta, w->lval,
                w->eta_pos, w->moved, w->pos_of, w->lidx, w->llist, w->dirty, w->touched, w->isdirty, w->vcol};
   for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) free(p[i]);
@@ -538,7 +539,9 @@ SVI_SIMD static void build_global(svi_lr* w) {
       for (int c = nv + zc; c < ld; c++) row[c] = 0.0;
     }
   }
-  /* LU with partial pivoting */
+  /* LU with partial pivoting; the multipliers also by column in Slt (solve_global's forward
+   * pass reads them contiguously), swapped with the rows */
+  double* Lt = w->Slt;
   for (int c = 0; c < s; c++) {
     int pr = c;
     double best = fabs(L[c * ld + c]);
@@ -546,28 +549,39 @@ SVI_SIMD static void build_global(svi_lr* w) {
       if (fabs(L[r * ld + c]) > best) { best = fabs(L[r * ld + c]); pr = r; }
     w->piv[c] = pr;
     if (!(best > 1e-14 * smax)) { w->singular = 1; return; }
-    if (pr != c)
+    if (pr != c) {
       for (int k = 0; k < s; k++) { double t = L[c * ld + k]; L[c * ld + k] = L[pr * ld + k]; L[pr * ld + k] = t; }
+      for (int k = 0; k < c; k++) {   /* the same swap in the multipliers kept by column */
+        double t = Lt[k * ld + c]; Lt[k * ld + c] = Lt[k * ld + pr]; Lt[k * ld + pr] = t;
+      }
+    }
     double inv = 1.0 / L[c * ld + c];
     int rows[LR_SMAX], nr = 0;
     for (int r = c + 1; r < s; r++) {
       double f = L[r * ld + c] * inv;
       L[r * ld + c] = f;
+      Lt[c * ld + r] = f;
       if (f != 0) rows[nr++] = r;   /* a zero multiplier leaves its row as it is */
     }
     lu_rows_update(s, ld, c, L, rows, nr);
   }
 }
 
-static void solve_global(const svi_lr* w, double* x) {
+SVI_SIMD static void solve_global(const svi_lr* w, double* x) {
   int s = w->sdim, ld = w->sld;
   const double* L = w->Slu;
   for (int c = 0; c < s; c++) {   /* P b: the factorisation swapped whole rows */
     int pr = w->piv[c];
     if (pr != c) { double t = x[c]; x[c] = x[pr]; x[pr] = t; }
   }
-  for (int c = 0; c < s; c++)
-    for (int r = c + 1; r < s; r++) x[r] -= L[r * ld + c] * x[c];
+  /* forward: column c's multipliers contiguous in Slt, every x_r updated in increasing c as by
+   * rows of Slu (the same products and differences in the same order) */
+  const double* Lt = w->Slt;
+  for (int c = 0; c < s; c++) {
+    const double xc = x[c];
+    const double* restrict lc = Lt + c * ld;
+    for (int r = c + 1; r < s; r++) x[r] -= lc[r] * xc;
+  }
   for (int r = s - 1; r >= 0; r--) {
     double a = x[r];
     for (int k = r + 1; k < s; k++) a -= L[r * ld + k] * x[k];
