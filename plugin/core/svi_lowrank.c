@@ -86,7 +86,7 @@ struct svi_lr {
   long long eta_dirs, rebases, early; /* svi_lr_eta_counts */
   int verify;                        /* svi_lr_set_verify: check each column of B^-1 (tests) */
   long long vchecks, vfails;
-  double* vcol;                      /* verify's scratch: n + 4 */
+  double* vcol;                      /* verify's scratch: the path's dir kept, and the column */
 };
 
 static void* xalloc(size_t n) { return calloc(n ? n : 1, 1); }
@@ -713,6 +713,20 @@ typedef struct {
   const double* sign;
 } lr_pert;
 
+/* v <- E_neta^-1 ... E_1^-1 v over positions 0 .. len - 1 (len >= n + 1; the padding past n is
+ * zero in every eta): x_q = v_q / e_q, then v_i -= e_i x_q; an eta whose x_q is 0 changes nothing
+ * but the sign of zeros and is passed over */
+static inline void eta_solve(const svi_lr* w, double* restrict v, int len) {
+  for (int t = 0; t < w->neta; t++) {
+    const double* restrict e = w->eta + (size_t)t * w->ldeta;
+    int q = w->eta_pos[t];
+    double xr = v[q] / e[q];
+    if (xr != 0)
+      for (int i = 0; i < len; i++) v[i] -= e[i] * xr;
+    v[q] = xr;
+  }
+}
+
 /* svi_lr_set_verify (tests): the column B^-1 e_c at the candidates (out) against the same column
  * through every position: the base's whole direction (direction(), the path's own kept aside)
  * and then every eta on all of it.  A wrong list of positions or a wrong eta shows as a wrong
@@ -727,13 +741,7 @@ static void verify_column(svi_lr* w, int ci, const double* b, const int* cand, i
   memcpy(v, w->dir, sizeof(double) * n);
   v[n] = w->z0_active ? w->u[w->nv] : 0.0;
   memcpy(w->dir, save, sizeof(double) * (n + 4));
-  for (int t = 0; t < w->neta; t++) {
-    const double* e = w->eta + (size_t)t * w->ldeta;
-    int q = w->eta_pos[t];
-    double xr = v[q] / e[q];
-    for (int i = 0; i <= n; i++) v[i] -= e[i] * xr;
-    v[q] = xr;
-  }
+  eta_solve(w, v, n + 1);
   double vmax = 0, dmax = 0;
   for (int i = 0; i <= n; i++) vmax = amax(vmax, v[i]);
   for (int k = 0; k < ncand; k++) dmax = amax(dmax, v[w->pos_of[cand[k]]] - out[k]);
@@ -951,7 +959,7 @@ static int lr_eta_max(const svi_lr* w) {
 }
 
 void svi_lr_set_eta_max(svi_lr* w, int k) {
-  if (w) w->eta_req = k > 0 ? (k < LR_ETA_MAX ? k : LR_ETA_MAX) : 0;
+  if (w) w->eta_req = k > 0 ? k : 0;   /* lr_eta_max bounds it */
 }
 
 void svi_lr_set_verify(svi_lr* w, int on) {
@@ -1026,14 +1034,7 @@ SVI_SIMD static void lr_ftran(svi_lr* w, double* z0dir) {
   for (int i = n + 1; i < n1; i++) v[i] = 0.0;
   if (w->neta == 0) return;   /* positions are slots */
   w->eta_dirs++;
-  for (int t = 0; t < w->neta; t++) {
-    const double* restrict e = w->eta + (size_t)t * ld;
-    int q = w->eta_pos[t];
-    double xr = v[q] / e[q];
-    if (xr != 0)
-      for (int i = 0; i < n1; i++) v[i] -= e[i] * xr;
-    v[q] = xr;
-  }
+  eta_solve(w, v, n1);
   for (int j = 0; j < n; j++) w->dir[j] = w->pos_of[j] >= 0 ? v[w->pos_of[j]] : 0.0;
   *z0dir = v[n];
 }
