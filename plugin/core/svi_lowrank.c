@@ -1005,17 +1005,20 @@ static void lr_mark_dirty(svi_lr* w, int i) {
   }
 }
 
+/* contact i's base made the path's: its statuses, then its reduction for them */
+static void base_contact(svi_lr* w, int i) {
+  memcpy(w->sb + i * w->p, w->st + i * w->p, (size_t)w->p);
+  factor_contact(w, i);
+}
+
 /* The base made again from the path's statuses: each contact a pivot changed loses its old
  * contribution to the sums (its old statuses and Y), is reduced for its new statuses and adds its
  * new one; then S is refactored and the etas dropped. */
 static void lr_rebase(svi_lr* w) {
-  int p = w->p;
   for (int k = 0; k < w->ndirty; k++) contribution(w, w->dirty[k], -1.0);
   for (int k = 0; k < w->ndirty; k++) {
-    int i = w->dirty[k];
-    memcpy(w->sb + i * p, w->st + i * p, (size_t)p);
-    factor_contact(w, i);
-    contribution(w, i, 1.0);
+    base_contact(w, w->dirty[k]);
+    contribution(w, w->dirty[k], 1.0);
   }
   lr_clear_dirty(w);
   build_global(w);
@@ -1185,11 +1188,7 @@ static int lemke_path(svi_lr* w, const lr_pert* pt, int max_iter, double piv_tol
       /* the changed contacts reduced for the final statuses, as a pivot did before the etas:
        * refactor_all (refinement) recomputes the sums but keeps the order of the defect list
        * (defect_set), which lays out S and so fixes its rounding; the sums are left to it */
-      for (int k = 0; k < w->ndirty; k++) {
-        int i = w->dirty[k];
-        memcpy(w->sb + i * p, w->st + i * p, (size_t)p);
-        factor_contact(w, i);
-      }
+      for (int k = 0; k < w->ndirty; k++) base_contact(w, w->dirty[k]);
       lr_clear_dirty(w);
       break;
     }
