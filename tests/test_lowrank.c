@@ -281,28 +281,57 @@ static void check_tally(const tally* ty, const char* what) {
         what);
 }
 
+/* One LCP's data and two solutions (7 T_NC rows each); pert: step_lcp's, for q's LCP */
+typedef struct {
+  double *q, *z1, *z2, *d, *sg;
+  int* ord;
+  int pert;
+} lcp_bufs;
+
+static int lcp_bufs_make(lcp_bufs* b) {
+  size_t m = 7 * T_NC;
+  b->q = malloc(sizeof(double) * m);
+  b->z1 = malloc(sizeof(double) * m);
+  b->z2 = malloc(sizeof(double) * m);
+  b->d = malloc(sizeof(double) * m);
+  b->sg = malloc(sizeof(double) * m);
+  b->ord = malloc(sizeof(int) * m);
+  return b->q && b->z1 && b->z2 && b->d && b->sg && b->ord;
+}
+
+static void lcp_bufs_free(lcp_bufs* b) {
+  free(b->q); free(b->z1); free(b->z2); free(b->d); free(b->sg); free(b->ord);
+}
+
+/* compare_lcps' repetition rep of problem t: the low-rank Lemke's solution in b->z1 (its info in
+ * *i1, its status returned) against the dense Lemke's in b->z2, tallied */
+static int compare_one(svi_impact* s, uint64_t t, int rep, lcp_bufs* b, tally* ty, svi_lcp_info* i1) {
+  int routh = rep < 4, n = routh ? s->n_routh : s->n_ap;
+  const double* A = routh ? s->A_routh : s->A_ap;
+  int pert = b->pert = step_lcp(s, t, rep, b->q, b->d, b->sg, b->ord);
+  const double* d = pert ? b->d : NULL;
+  const int* ord = pert ? b->ord : NULL;
+  const double* sg = pert ? b->sg : NULL;
+  svi_lcp_options o = svi_impact_lcp_options(s, NULL, routh);
+  svi_lcp_info i2;
+  int s1 = svi_lr_lemke(s->lr, s, routh, b->q, d, ord, sg, &o, b->z1, i1);
+  int s2 = svi_lcp_lemke_perturbed(s->lcp, n, A, b->q, d, ord, sg, &o, b->z2, &i2);
+  tally_pair(ty, s, routh, b->q, &o, s1, b->z1, s2, b->z2);
+  ty->same_pivots += s1 >= 0 && s2 >= 0 && i1->pivots == i2.pivots;
+  if (s1 < 0 && s2 >= 0 && getenv("TLR_VERBOSE"))
+    fprintf(stderr, "dense-only: problem %llu nc %d nv %d nt %d rep %d st %d pivots %d/%d res %g\n",
+            (unsigned long long)t, s->nc, s->nv, s->nt, rep, s1, i1->pivots, i2.pivots, i1->residual);
+  return s1;
+}
+
 static void compare_lcps(svi_impact* s, uint64_t t, tally* ty) {
-  int nc = s->nc;
-  double *q = malloc(sizeof(double) * 7 * T_NC), *z1 = malloc(sizeof(double) * 7 * T_NC);
-  double *z2 = malloc(sizeof(double) * 7 * T_NC), *d = malloc(sizeof(double) * 7 * T_NC);
-  double *sg = malloc(sizeof(double) * 7 * T_NC);
-  int* ord = malloc(sizeof(int) * 7 * T_NC);
-  for (int rep = 0; rep < 6; rep++) {
-    int routh = rep < 4, n = routh ? s->n_routh : s->n_ap;
-    const double* A = routh ? s->A_routh : s->A_ap;
-    int pert = step_lcp(s, t, rep, q, d, sg, ord);
-    svi_lcp_options o = svi_impact_lcp_options(s, NULL, routh);
-    svi_lcp_info i1, i2;
-    int s1 = svi_lr_lemke(s->lr, s, routh, q, pert ? d : NULL, pert ? ord : NULL, pert ? sg : NULL, &o, z1, &i1);
-    int s2 = svi_lcp_lemke_perturbed(s->lcp, n, A, q, pert ? d : NULL, pert ? ord : NULL,
-                                     pert ? sg : NULL, &o, z2, &i2);
-    tally_pair(ty, s, routh, q, &o, s1, z1, s2, z2);
-    ty->same_pivots += s1 >= 0 && s2 >= 0 && i1.pivots == i2.pivots;
-    if (s1 < 0 && s2 >= 0 && getenv("TLR_VERBOSE"))
-      fprintf(stderr, "dense-only: problem %llu nc %d nv %d nt %d rep %d st %d pivots %d/%d res %g\n",
-              (unsigned long long)t, nc, s->nv, s->nt, rep, s1, i1.pivots, i2.pivots, i1.residual);
+  lcp_bufs b;
+  CHECK(lcp_bufs_make(&b), "buffers");
+  for (int rep = 0; rep < 6 && b.ord; rep++) {
+    svi_lcp_info i1;
+    compare_one(s, t, rep, &b, ty, &i1);
   }
-  free(q); free(z1); free(z2); free(d); free(sg); free(ord);
+  lcp_bufs_free(&b);
 }
 
 /* The simultaneous law (31) on the dense solver where (75) is too large for the transposed
@@ -522,11 +551,10 @@ static void check_handover(long long P) {
   svi_impact* h = workspace(SVI_SOLVER_AUTO, 1);
   svi_impact* sd = workspace(SVI_SOLVER_DENSE, 1);
   CHECK(h && sd, "workspaces");
-  if (!h || !sd) return;
-  double *q = malloc(sizeof(double) * 7 * T_NC), *z1 = malloc(sizeof(double) * 7 * T_NC);
-  double *z2 = malloc(sizeof(double) * 7 * T_NC), *d = malloc(sizeof(double) * 7 * T_NC);
-  double *sg = malloc(sizeof(double) * 7 * T_NC);
-  int* ord = malloc(sizeof(int) * 7 * T_NC);
+  lcp_bufs bf;
+  if (!h || !sd || !lcp_bufs_make(&bf)) return;
+  double *q = bf.q, *z1 = bf.z1, *z2 = bf.z2, *d = bf.d, *sg = bf.sg;
+  int* ord = bf.ord;
   long long events = 0, handed = 0, samples = 0, invalid = 0;
   tally ty;   /* lr_only: solved only with the handover, dense_only: only by the dense path */
   memset(&ty, 0, sizeof(ty));
@@ -577,7 +605,7 @@ static void check_handover(long long P) {
   CHECK(handed * 2 >= ty.solves, "handed over on only %lld of %lld LCPs", handed, ty.solves);
   check_tally(&ty, "handed-over");
   CHECK(invalid == 0, "%lld samples violate the invariants", invalid);
-  free(q); free(z1); free(z2); free(d); free(sg); free(ord);
+  lcp_bufs_free(&bf);
   svi_impact_destroy(h);
   svi_impact_destroy(sd);
 }
@@ -597,12 +625,9 @@ static void check_handover(long long P) {
 static void check_eta_layer(long long P) {
   static const int ks[2] = {3, 32};
   svi_impact* s = workspace(SVI_SOLVER_LOWRANK, 0);
-  CHECK(s != NULL, "workspace");
-  if (!s) return;
-  double *q = malloc(sizeof(double) * 7 * T_NC), *z1 = malloc(sizeof(double) * 7 * T_NC);
-  double *z2 = malloc(sizeof(double) * 7 * T_NC), *d = malloc(sizeof(double) * 7 * T_NC);
-  double *sg = malloc(sizeof(double) * 7 * T_NC);
-  int* ord = malloc(sizeof(int) * 7 * T_NC);
+  lcp_bufs b;
+  CHECK(s != NULL && lcp_bufs_make(&b), "workspace and buffers");
+  if (!s || !b.ord) return;
   svi_lr_set_verify(s->lr, 1);
   for (int j = 0; j < 2; j++) {
     tally ty;
@@ -619,24 +644,21 @@ static void check_eta_layer(long long P) {
         continue;
       }
       svi_impact_dense(s);
-      svi_lr_set_eta_max(s->lr, ks[j]);
-      compare_lcps(s, (uint64_t)(300000 + k), &ty);
-      for (int rep = 0; rep < 6; rep++) {   /* the same LCPs at k etas and at 1 */
+      for (int rep = 0; rep < 6; rep++) {   /* at k etas against the dense Lemke, then at 1 */
         int routh = rep < 4, off = routh ? s->nc : 0;
-        int pert = step_lcp(s, (uint64_t)(300000 + k), rep, q, d, sg, ord);
-        svi_lcp_options o = svi_impact_lcp_options(s, NULL, routh);
         svi_lcp_info i1, i2;
-        long long a, b, c;
         svi_lr_set_eta_max(s->lr, ks[j]);
-        int s1 = svi_lr_lemke(s->lr, s, routh, q, pert ? d : NULL, pert ? ord : NULL, pert ? sg : NULL, &o, z1, &i1);
-        svi_lr_eta_counts(s->lr, &a, &b, &c);
+        int s1 = compare_one(s, (uint64_t)(300000 + k), rep, &b, &ty, &i1);
+        long long a, a2, x, y;
+        svi_lr_eta_counts(s->lr, &a, &x, &y);
         svi_lr_set_eta_max(s->lr, 1);
-        int s2 = svi_lr_lemke(s->lr, s, routh, q, pert ? d : NULL, pert ? ord : NULL, pert ? sg : NULL, &o, z2, &i2);
-        long long a2, b2, c2;
-        svi_lr_eta_counts(s->lr, &a2, &b2, &c2);
+        svi_lcp_options o = svi_impact_lcp_options(s, NULL, routh);
+        int s2 = svi_lr_lemke(s->lr, s, routh, b.q, b.pert ? b.d : NULL, b.pert ? b.ord : NULL,
+                              b.pert ? b.sg : NULL, &o, b.z2, &i2);
+        svi_lr_eta_counts(s->lr, &a2, &x, &y);
         dref += a2 - a;
         lcps++;
-        double scale, g = s1 >= 0 && s2 >= 0 ? dv_gap(s, z1 + off, z2 + off, &scale) : 0;
+        double scale, g = s1 >= 0 && s2 >= 0 ? dv_gap(s, b.z1 + off, b.z2 + off, &scale) : 0;
         same_path += s1 == s2 && i1.pivots == i2.pivots &&
                      (s1 < 0 || g <= 1e-7 * fmax(scale, 1e-300) + 1e-12 * s->vscale);
       }
@@ -664,7 +686,7 @@ static void check_eta_layer(long long P) {
   }
   svi_lr_set_eta_max(s->lr, 0);
   svi_lr_set_verify(s->lr, 0);
-  free(q); free(z1); free(z2); free(d); free(sg); free(ord);
+  lcp_bufs_free(&b);
   svi_impact_destroy(s);
 }
 
