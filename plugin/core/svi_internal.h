@@ -70,7 +70,8 @@ typedef struct svi_lr svi_lr;
 svi_lr* svi_lr_create(int nc_max, int nv_max);
 void    svi_lr_destroy(svi_lr* w);
 /* tests and benchmarks: the pivots kept as etas between two refactors of the low-rank basis
- * (svi_lowrank.c, lr_eta_max), k > 0 that many (1: a refactor every pivot), k <= 0 the rule */
+ * (svi_lowrank.c, lr_eta_max), k > 0 that many, at most 32 (1: a refactor every pivot), k <= 0
+ * the rule */
 void    svi_lr_set_eta_max(svi_lr* w, int k);
 /* since w was made: directions that went through at least one eta, refactors of the basis after
  * pivots (lr_rebase), and of those the ones a small pivot brought early */
