@@ -755,6 +755,79 @@ __attribute__((target("avx2,avx512f,avx512vl"))) static double ratio_scan_vl(int
   return ratio_scan_body_vl(n4, x, a, tol, sec, arg, ap, f, rp, 0);
 }
 
+/* ratio_scan_body_vl eight rows a vector.  Its cost is the division: vdivpd on a 512-bit vector
+ * takes as long as on a 256-bit one on the Zen 5 host (a measured throughput of one every ~4
+ * cycles for either width), so eight quotients cost what four did (the robot of table C: 686 rows,
+ * 113 pivots).  Each row's quotient and the update of x are ratio_scan_body_vl's (the same
+ * operations, lane by lane), so the values are the same; what changes is which lane a row is in:
+ * lane l of eight holds the rows i = l (mod 8), the 256-bit kernels' lane j the rows i = j (mod 4),
+ * the union of lanes j and j + 4.  So the eight lanes are folded into the four before the lanes
+ * are combined:
+ * - the smallest value of lane j of four: the smaller of lanes j and j + 4 (a minimum is the same
+ *   whatever the order it is taken in; a NaN quotient is passed over in both kernels);
+ * - its row: the first row that attains it in the four-lane kernel (its update is on t < m1, strict),
+ *   so the row of the lane that holds the smaller value, and on equal values the smaller of the two
+ *   rows (each the first in its own lane);
+ * - the next smallest: each lane keeps the two smallest values of what it has seen (m2 <- min(max(m1,
+ *   t), m2) keeps that order statistic), and the second smallest of a union is min(m2_j, m2_j+4,
+ *   max(m1_j, m1_j+4)).
+ * Then the four lanes are combined as ratio_scan_body's lanes are: the same minimum, second value and
+ * row (test_lcp: against the 256-bit kernel, the row on ties too).  n4 a multiple of 4: the last
+ * four rows of an odd count of fours are a masked vector (a = 0 there, never above tol; x is not
+ * stored there). */
+__attribute__((target("avx2,avx512f,avx512vl"))) static inline __attribute__((always_inline)) double
+ratio_scan_body_512(int n4, double* x, const double* a, double tol, double* sec, int* arg, const double* ap,
+                    double f, int rp, const int upd) {
+  __m512d vt = _mm512_set1_pd(tol), inf = _mm512_set1_pd(INFINITY);
+  __m512d m1 = inf, m2 = inf, i1 = _mm512_set1_pd(-1), idx = _mm512_set_pd(7, 6, 5, 4, 3, 2, 1, 0);
+  __m512d eight = _mm512_set1_pd(8), vf = _mm512_set1_pd(f), vrp = _mm512_set1_pd(rp);
+  __mmask8 knan = 0;
+  for (int i = 0; i < n4; i += 8) {
+    __mmask8 in = n4 - i >= 8 ? (__mmask8)0xff : (__mmask8)0x0f;
+    __m512d va = _mm512_maskz_loadu_pd(in, a + i);
+    __mmask8 ok = _mm512_cmp_pd_mask(va, vt, _CMP_GT_OQ);
+    __m512d vx = _mm512_maskz_loadu_pd(in, x + i);
+    if (upd) {
+      vx = _mm512_sub_pd(vx, _mm512_mul_pd(vf, _mm512_maskz_loadu_pd(in, ap + i)));
+      vx = _mm512_mask_mov_pd(vx, _mm512_cmp_pd_mask(idx, vrp, _CMP_EQ_OQ), vf);
+      _mm512_mask_storeu_pd(x + i, in, vx);
+    }
+    __m512d t = _mm512_mask_div_pd(inf, ok, vx, _mm512_max_pd(va, vt));
+    knan |= _mm512_cmp_pd_mask(t, t, _CMP_UNORD_Q);
+    __mmask8 lt = _mm512_cmp_pd_mask(t, m1, _CMP_LT_OQ);
+    m2 = _mm512_min_pd(_mm512_max_pd(m1, t), m2);
+    m1 = _mm512_min_pd(t, m1);
+    i1 = _mm512_mask_mov_pd(i1, lt, idx);
+    idx = _mm512_add_pd(idx, eight);
+  }
+  double v1[8], v2[8], vi[8];
+  _mm512_storeu_pd(v1, m1);
+  _mm512_storeu_pd(v2, m2);
+  _mm512_storeu_pd(vi, i1);
+  double f1[4], f2[4], fi[4];
+  for (int j = 0; j < 4; j++) {   /* lanes j and j + 4 into the four-lane kernel's lane j */
+    double lo = v1[j], hi = v1[j + 4];
+    fi[j] = lo < hi ? vi[j] : hi < lo ? vi[j + 4] : (vi[j] < vi[j + 4] ? vi[j] : vi[j + 4]);
+    f1[j] = lo < hi ? lo : hi;
+    double mx = lo > hi ? lo : hi, s = v2[j] < v2[j + 4] ? v2[j] : v2[j + 4];
+    f2[j] = mx < s ? mx : s;
+  }
+  __m256d q1 = _mm256_loadu_pd(f1), q2 = _mm256_loadu_pd(f2), qinf = _mm256_set1_pd(INFINITY);
+  __m256d b = lanes_min(q1);
+  int k1 = __builtin_ctz((unsigned)_mm256_cmp_pd_mask(q1, b, _CMP_EQ_OQ) | 16u) & 3;
+  __m256d s = lanes_min(_mm256_min_pd(q2, _mm256_mask_mov_pd(q1, (__mmask8)(1u << k1), qinf)));
+  *sec = knan ? -INFINITY : _mm256_cvtsd_f64(s);
+  *arg = (int)fi[k1];
+  return _mm256_cvtsd_f64(b);
+}
+
+__attribute__((target("avx2,avx512f,avx512vl"))) static double ratio_scan_512(int n4, double* x, const double* a,
+                                                                             double tol, double* sec, int* arg,
+                                                                             const double* ap, double f, int rp) {
+  if (rp >= 0) return ratio_scan_body_512(n4, x, a, tol, sec, arg, ap, f, rp, 1);
+  return ratio_scan_body_512(n4, x, a, tol, sec, arg, ap, f, rp, 0);
+}
+
 __attribute__((target("avx2"))) static double min_ratio_avx2(int n, const double* x, const double* a,
                                                             double tol) {
   __m256d vt = _mm256_set1_pd(tol), inf = _mm256_set1_pd(INFINITY);
@@ -847,12 +920,14 @@ double svi_kern_min_ratio_as(int avx2, int n, const double* x, const double* a, 
   return min_ratio(avx2, n, x, a, tol);
 }
 
-/* the product form's one-pass ratio scan: level 2 the AVX-512VL copy where the CPU has the AVX-512
- * kernels (svi_have_avx512), else (and at level 1) the AVX2 kernel where it has AVX2, else (and at
- * level 0) the scalar twin; the same bits in all three */
+/* the product form's one-pass ratio scan: level 2 the AVX-512 copies where the CPU has the AVX-512
+ * kernels (svi_have_avx512): eight rows a vector from SVI_PFI_LARGE_NMIN rows on, the AVX-512VL copy
+ * of the 256-bit kernel below; else (and at level 1) the AVX2 kernel where it has AVX2, else (and
+ * at level 0) the scalar twin; the same bits in all of them */
 static inline double ratio_scan(int level, int n4, double* x, const double* a, double tol, double* sec, int* arg,
                                 const double* ap, double f, int rp) {
 #ifdef SVI_AVX2_KERNELS
+  if (level >= 2 && n4 >= SVI_PFI_LARGE_NMIN) return ratio_scan_512(n4, x, a, tol, sec, arg, ap, f, rp);
   if (level >= 2) return ratio_scan_vl(n4, x, a, tol, sec, arg, ap, f, rp);
   if (level == 1) return ratio_scan_avx2(n4, x, a, tol, sec, arg, ap, f, rp);
 #endif
