@@ -679,6 +679,44 @@ SVI_SIMD static void combine_columns(int n, double a, const double* restrict y0,
   }
 }
 
+#ifdef SVI_AVX2_KERNELS
+/* combine_columns in 512-bit vectors where the CPU has the AVX-512 kernels (svi_have_avx512): 64
+ * entries a block, eight vectors, then combine_columns' blocks of 16 and its tail.  Each entry
+ * gets the same product and sums in the same order (a product, then a sum: -ffp-contract=off), so
+ * the same bits.  The 256-bit kernel's block of 16 waits on the adder's latency, nk sums in a row;
+ * at nv = 6 (a plate: Yt, 34 KB, in L1) this takes a direction of 704 entries from 0.69 to 0.20 us
+ * on the Zen 5 host, at nv = 18 (Yt in L2) from 1.02 to 0.75 us (an isolated loop). */
+typedef double lr_v8d __attribute__((vector_size(64)));
+__attribute__((target("avx512f"))) static void combine_columns_512(int n, double a, const double* restrict y0,
+                                                                   int nk, const double* const* rows,
+                                                                   const double* um, double* restrict dir) {
+  const lr_v8d av = {a, a, a, a, a, a, a, a};
+  int j = 0;
+  for (; j + 64 <= n; j += 64) {
+    lr_v8d t[8], y;
+    for (int l = 0; l < 8; l++) {
+      memcpy(&y, y0 + j + 8 * l, sizeof(y));
+      t[l] = av * y;
+    }
+    for (int m = 0; m < nk; m++) {
+      const double* r = rows[m] + j;
+      const double u = um[m];
+      const lr_v8d uv = {u, u, u, u, u, u, u, u};
+      for (int l = 0; l < 8; l++) {
+        memcpy(&y, r + 8 * l, sizeof(y));
+        t[l] += uv * y;
+      }
+    }
+    memcpy(dir + j, t, sizeof(t));
+  }
+  if (j < n) {
+    const double* rest[64];
+    for (int m = 0; m < nk; m++) rest[m] = rows[m] + j;
+    combine_columns(n - j, a, y0 + j, nk, rest, um, dir + j);
+  }
+}
+#endif
+
 /* dir = B^-1 a for the column a with local part b at contact c and global part bg, every slot
  * (Y and y0 are zero on the missing slot, so is dir) */
 static void direction(svi_lr* w, int c, const double* b, const double* bg) {
@@ -694,6 +732,10 @@ static void direction(svi_lr* w, int c, const double* b, const double* bg) {
       rows[nk] = w->Yt + (size_t)k * n;
       um[nk++] = u[k];
     }
+#ifdef SVI_AVX2_KERNELS
+  if (svi_have_avx512()) combine_columns_512(n, w->z0_active ? u[nv] : 0.0, w->y0, nk, rows, um, dir);
+  else
+#endif
   combine_columns(n, w->z0_active ? u[nv] : 0.0, w->y0, nk, rows, um, dir);
   int fcol = nv + w->z0_active;
   for (int k = 0; k < w->ndefect; k++) {
