@@ -690,6 +690,47 @@ static void check_eta_layer(long long P) {
   svi_impact_destroy(s);
 }
 
+/* The low-rank Lemke with the AVX-512 kernels (the ratio scan's copies and combine_columns_512, where
+ * the CPU has them) and without (svi_kern_set_avx512(0): the AVX2 kernels and clones): the same
+ * status, pivots and z, bit for bit, on every LCP of P problems of 9 to 41 contacts (63 to 287
+ * rows: the 512-bit direction's blocks of 64 and its tail of the 256-bit kernel). */
+static void check_avx512_bits(long long P) {
+  svi_impact* s = workspace(SVI_SOLVER_LOWRANK, 0);
+  lcp_bufs b;
+  CHECK(s != NULL && lcp_bufs_make(&b), "workspace and buffers");
+  if (!s || !b.ord) return;
+  int have = svi_have_avx512();
+  long long lcps = 0, differ = 0;
+  tprob p;
+  for (long long k = 0; k < P; k++) {
+    make_problem(&p, (uint64_t)(400000 + k), (int)(k % 5));
+    svi_problem_def def = def_of(&p);
+    if (svi_impact_setup(s, &def, NULL, 0) != SVI_OK) {
+      CHECK(0, "setup of problem %lld", k);
+      continue;
+    }
+    for (int rep = 0; rep < 6; rep++) {
+      int routh = rep < 4, n = routh ? s->n_routh : s->n_ap;
+      int pert = step_lcp(s, (uint64_t)(400000 + k), rep, b.q, b.d, b.sg, b.ord);
+      svi_lcp_options o = svi_impact_lcp_options(s, NULL, routh);
+      svi_lcp_info i1, i2;
+      int s1 = svi_lr_lemke(s->lr, s, routh, b.q, pert ? b.d : NULL, pert ? b.ord : NULL, pert ? b.sg : NULL,
+                            &o, b.z1, &i1);
+      svi_kern_set_avx512(0);
+      int s2 = svi_lr_lemke(s->lr, s, routh, b.q, pert ? b.d : NULL, pert ? b.ord : NULL, pert ? b.sg : NULL,
+                            &o, b.z2, &i2);
+      svi_kern_set_avx512(1);
+      lcps++;
+      differ += s1 != s2 || i1.pivots != i2.pivots || memcmp(b.z1, b.z2, sizeof(double) * (size_t)n) != 0;
+    }
+  }
+  printf("low-rank Lemke %s the AVX-512 kernels against the AVX2 ones: %lld LCPs, %lld differ\n",
+         have ? "with" : "(this CPU has no AVX-512 kernels) without", lcps, differ);
+  CHECK(differ == 0, "%lld of %lld low-rank solves differ with and without the AVX-512 kernels", differ, lcps);
+  lcp_bufs_free(&b);
+  svi_impact_destroy(s);
+}
+
 int main(int argc, char** argv) {
   long long P = argc > 1 ? atoll(argv[1]) : 600;
   const char* sc = getenv("SVI_TEST_SCALE");
@@ -700,6 +741,7 @@ int main(int argc, char** argv) {
   check_wrows(P);
   check_handover(P);
   check_eta_layer(P / 3 < 200 ? 200 : P / 3);   /* the tally allows one failure in 200 LCPs */
+  check_avx512_bits(P / 3);
   tally ty;
   memset(&ty, 0, sizeof(ty));
   long long samples = 0, accepted = 0, invalid = 0, same_outcome = 0, compared = 0;

@@ -20,7 +20,8 @@
  *     valid too (the paths' lengths are reported: the product form and the tableau differ in
  *     about a fifth of these degenerate LCPs without any rebuild);
  *   - the path with the AVX-512 copies (FTRAN's pfi_ftran_large_512 and the ratio scan's
- *     ratio_scan_vl, where the CPU has them: see the output) has the bits of the path with the
+ *     ratio_scan_vl, eight rows a vector from 64 rows ratio_scan_512, where the CPU has them: see
+ *     the output) has the bits of the path with the
  *     4-wide FTRAN and the AVX2 scan (svi_kern_set_avx512(0)): status, pivots, rebuilds and z, on
  *     every LCP;
  *   - the random covering vectors and signs (svi_random_covering) of the AVX-512VL/DQ kernel have

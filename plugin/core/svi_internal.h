@@ -399,8 +399,10 @@ static inline int svi_have_avx2(void) {
   return f >= 0 ? f : svi_have_avx2_probe();
 }
 /* 1 if the AVX-512 kernels run (svi_lcp.c: the product form's FTRAN on 64 rows or more in its
- * 512-bit copy pfi_ftran_large_512, the ratio scan in its AVX-512VL copy ratio_scan_vl; svi_routh.c:
- * the random covering vector in covering_dq): the CPU has AVX2, AVX-512F, VL, DQ and VBMI, and the
+ * 512-bit copy pfi_ftran_large_512, the ratio scan in its AVX-512VL copy ratio_scan_vl, eight rows a
+ * vector from 64 rows in ratio_scan_512; svi_routh.c: the random covering vector in covering_dq;
+ * svi_lowrank.c: the direction's sum over Y's rows in combine_columns_512): the CPU has AVX2,
+ * AVX-512F, VL, DQ and VBMI, and the
  * build has the kernels; read as svi_have_avx2; the same bits
  * either way.  svi_kern_set_avx512(0) turns it off for the process
  * (tests compare the two), svi_kern_set_avx512(1) back on where the CPU has it. */

@@ -114,8 +114,8 @@ static double bench_print_machine(void) {
   kernels = __builtin_cpu_supports("avx2") ? (__builtin_cpu_supports("fma") ? "AVX2 + FMA clones" : "AVX2 clones")
                                            : "default clones (no AVX2 on this CPU)";
   if (svi_have_avx512_probe())   /* the kernels' own test (CPU and build), not a copy of it */
-    kernels = "AVX2 + FMA clones, and the AVX-512 copies of the product form's FTRAN (from 64 rows), the ratio scan "
-              "and the covering vector";
+    kernels = "AVX2 + FMA clones, and the AVX-512 copies of the product form's FTRAN (from 64 rows), the ratio scan, "
+              "the covering vector and the low-rank Lemke's direction";
 #endif
   char ghz_s[64] = "no clock estimate (not x86-64)", load_s[32] = "n/a";
   if (ghz > 0) snprintf(ghz_s, sizeof(ghz_s), "about %.2f GHz by a dependent multiply-add chain", ghz);

@@ -49,7 +49,8 @@ OPENBLAS_NUM_THREADS=1 perf record -q -e cpu-clock -F 20000 -o "$tmp/perf.data" 
 # callgrind counts in their place (FTRAN from 64 rows is inlined in pfi_entering there), and the C
 # library's copies under memcpy / memset
 same_name='{ n = x
-  sub(/^ratio_scan_vl$/, "ratio_scan_avx2", n); sub(/^covering_dq$/, "covering_avx2", n)
+  sub(/^ratio_scan_(vl|512)$/, "ratio_scan_avx2", n); sub(/^covering_dq$/, "covering_avx2", n)
+  sub(/^combine_columns_512$/, "combine_columns.avx2", n)
   sub(/^pfi_ftran_large_512$/, "pfi_entering.fma", n)
   if (n ~ /^__mem(cpy|move)_/) n = "memcpy"; if (n ~ /^__memset_/) n = "memset"
   return n }'
