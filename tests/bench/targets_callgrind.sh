@@ -12,7 +12,9 @@
 #    5 x 5-point feet landing as it slides (tests/data/quad_slide_100.xml); four stacks of two
 #    boxes landing at once (models/scenes/drops.xml, 25 contacts in 4 groups) under split groups and
 #    split off; and on any MODEL.xml
-#    given after the build directory (its first impact event, as table B).
+#    given after the build directory (its first impact event, as table B);
+#  - for each impact step, its ratio tests (about one a pivot) and their scans' instructions: every
+#    pivot of a path reads each row's ratio, so no pivot of these paths costs less than its scan.
 #
 #   tests/bench/targets_callgrind.sh [BUILD_DIR] [MODEL.xml ...]
 #
@@ -56,19 +58,35 @@ step_instr() {  # model reps function -> instructions inside that function
     "$BUILD/svi-bench-plugin" --impact "$1" "$2" > "$tmp/run" 2> "$tmp/err"
   collected "$tmp/err"
 }
+# Lemke's ratio tests in the impact steps (about one a pivot: the product form's and the low-rank
+# Lemke's both end in a ratio_scan kernel; the first pivot of a path has its own pass) and the
+# instructions of those scans, from the impact steps' callgrind file: each pivot reads every row's
+# ratio at least once, so the scans' share is a floor under any pivot of these paths
+ratio_tests() {  # callgrind file -> "calls instructions"
+  local calls
+  calls=$(awk '/^c?fn=\(/ { l = $0; c = substr(l, 1, 1) == "c"; sub(/^c?fn=\(/, "", l); id = l; sub(/\).*/, "", id)
+                          r = l; sub(/^[0-9]+\)/, "", r); sub(/^ /, "", r); if (r != "") name[id] = r
+                          cur = c ? id : ""; next }
+               /^calls=/ { if (cur != "") { v = $0; sub(/^calls=/, "", v); sub(/ .*/, "", v); n[cur] += v; cur = "" } next }
+               END { for (k in n) if (name[k] ~ /^ratio_scan/) s += n[k]; print s + 0 }' "$1")
+  echo "$calls $(callgrind_annotate --threshold=100 "$1" 2> /dev/null |
+                awk '/:ratio_scan/ { v = $1; gsub(",", "", v); s += v } END { print s + 0 }')"
+}
 impact_row() {  # label model reps
-  local i n
+  local i n rt
   i=$(step_instr "$2" "$3" impact_steps)
+  rt=$(ratio_tests "$tmp/out")
   n=$(step_instr "$2" "$3" native_steps)
   local info
   info=$(sed -n 's/.*impact steps (\([0-9]*\) contacts, \([0-9]*\) LCPs, status \([-0-9]*\), fallback \([0-9]*\)).*/\1 | \2 | \3 | \4/p' "$tmp/run")
   [ -n "$info" ] || { echo "| $1 | no impact event (or the run failed: $(head -c 200 "$tmp/err")) |"; return; }
-  awk -v l="$1" -v i="$i" -v n="$n" -v r="$3" -v info="$info" \
-    'BEGIN { printf "| %s | %s | %.0f | %.0f | %.2fx |\n", l, info, i / r, n / r, i / n }'
+  awk -v l="$1" -v i="$i" -v n="$n" -v r="$3" -v info="$info" -v rt="$rt" \
+    'BEGIN { split(rt, t, " "); printf "| %s | %s | %.0f | %.0f | %.2fx | %.1f | %.0f (%.2fx native) |\n", l, info,
+             i / r, n / r, i / n, t[1] / r, t[2] / r, t[2] / n }'
 }
 echo
-echo "| one impact step | contacts | LCPs | status | fallback | instructions | native mj_step | ratio (target <= 5x at 100 contacts) |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| one impact step | contacts | LCPs | status | fallback | instructions | native mj_step | ratio (target <= 5x at 100 contacts) | ratio tests (pivots) | their scans' instructions |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 impact_row "plate on 100 supports (table C)" "$("$BUILD/svi-bench-plugin" --plate 100 models)" 10
 impact_row "two-legged robot, 7 x 7-point feet (table C)" "$("$BUILD/svi-bench-plugin" --legs 7)" 10
 impact_row "chain of 25 links (table C)" "$("$BUILD/svi-bench-plugin" --snake 25)" 4
