@@ -920,16 +920,16 @@ double svi_kern_min_ratio_as(int avx2, int n, const double* x, const double* a, 
   return min_ratio(avx2, n, x, a, tol);
 }
 
-/* the product form's one-pass ratio scan: level 2 the AVX-512 copies where the CPU has the AVX-512
- * kernels (svi_have_avx512): eight rows a vector from SVI_PFI_LARGE_NMIN rows on, the AVX-512VL copy
- * of the 256-bit kernel below; else (and at level 1) the AVX2 kernel where it has AVX2, else (and
- * at level 0) the scalar twin; the same bits in all of them */
+/* the product form's one-pass ratio scan: level 1 the AVX2 kernel, 2 its AVX-512VL copy, 3 the
+ * copy eight rows a vector (ratio_level_rows: from SVI_PFI_LARGE_NMIN rows), else the scalar twin;
+ * the same bits in all of them.  Level 1 is tested first: the one compare a pivot it had before the
+ * eight-row copy (a disc-stack sample 104 instructions longer with the large copy's test first) */
 static inline double ratio_scan(int level, int n4, double* x, const double* a, double tol, double* sec, int* arg,
                                 const double* ap, double f, int rp) {
 #ifdef SVI_AVX2_KERNELS
-  if (level >= 2 && n4 >= SVI_PFI_LARGE_NMIN) return ratio_scan_512(n4, x, a, tol, sec, arg, ap, f, rp);
-  if (level >= 2) return ratio_scan_vl(n4, x, a, tol, sec, arg, ap, f, rp);
   if (level == 1) return ratio_scan_avx2(n4, x, a, tol, sec, arg, ap, f, rp);
+  if (level == 2) return ratio_scan_vl(n4, x, a, tol, sec, arg, ap, f, rp);
+  if (level == 3) return ratio_scan_512(n4, x, a, tol, sec, arg, ap, f, rp);
 #endif
   (void)level;
   return ratio_scan_scalar(n4, x, a, tol, sec, arg, ap, f, rp);
@@ -946,10 +946,18 @@ static int ratio_level(int max) {
   return level;
 }
 
-/* tests: ratio_scan at a given level (as svi_kern_min_ratio_as) */
+/* ratio_level for a scan of n4 rows: the AVX-512 level is the eight-row copy's (3) from
+ * SVI_PFI_LARGE_NMIN rows */
+static int ratio_level_rows(int max, int n4) {
+  int level = ratio_level(max);
+  return level == 2 && n4 >= SVI_PFI_LARGE_NMIN ? 3 : level;
+}
+
+/* tests and the low-rank Lemke: ratio_scan at a given level (as svi_kern_min_ratio_as; 2: the
+ * AVX-512 copies where the CPU has them) */
 double svi_kern_ratio_scan(int level, int n4, double* x, const double* a, double tol, double* sec,
                            int* arg, const double* ap, double f, int rp) {
-  return ratio_scan(ratio_level(level), n4, x, a, tol, sec, arg, ap, f, rp);
+  return ratio_scan(ratio_level_rows(level, n4), n4, x, a, tol, sec, arg, ap, f, rp);
 }
 
 int svi_kern_ratio_ties(int n, const double* x, const double* a, double tol, double lim, int* cand) {
@@ -1362,7 +1370,7 @@ void svi_lcp_counts(const svi_lcp_work* w, long long* paths_large, long long* re
  * the tableau); SVI_LCP_HANDOVER where it reaches w->hand_neta etas (svi_lcp_handover) */
 static int pfi_path(svi_lcp_work* w, int n, const double* M, const double* q, const double* d,
                     const perturbation* pt, int max_iter, double piv_tol, double* z, int* pivots) {
-  const int z0 = 2 * n, kmax = PFI_KMAX(w->pfi_n), level = ratio_level(2);
+  const int z0 = 2 * n, kmax = PFI_KMAX(w->pfi_n), level = ratio_level_rows(2, pfi_ld(n));
   int* basis = w->basis;
   w->paths_large += n >= SVI_PFI_LARGE_NMIN;
   w->neta = 0;
