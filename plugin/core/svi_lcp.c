@@ -711,6 +711,20 @@ __attribute__((target("avx2"))) static double ratio_scan_avx2(int n4, double* x,
   return ratio_scan_body(n4, x, a, tol, sec, arg, ap, f, rp, 0);
 }
 
+/* The four lanes of the 256-bit kernels combined with AVX-512VL's masks, as ratio_scan_body does
+ * with blends: the minimum b in every lane, the first lane k1 that holds it, the second value the
+ * minimum of m2 and of m1 without lane k1; the row is lane k1's (rows: the lanes' rows).  A NaN
+ * quotient (knan) makes the second value -INFINITY. */
+__attribute__((target("avx2,avx512f,avx512vl"))) static inline __attribute__((always_inline)) double
+lanes_combine_vl(__m256d m1, __m256d m2, const double* rows, __mmask8 knan, double* sec, int* arg) {
+  __m256d b = lanes_min(m1);
+  int k1 = __builtin_ctz((unsigned)_mm256_cmp_pd_mask(m1, b, _CMP_EQ_OQ) | 16u) & 3;
+  __m256d s = lanes_min(_mm256_min_pd(m2, _mm256_mask_mov_pd(m1, (__mmask8)(1u << k1), _mm256_set1_pd(INFINITY))));
+  *sec = knan ? -INFINITY : _mm256_cvtsd_f64(s);
+  *arg = (int)rows[k1];
+  return _mm256_cvtsd_f64(b);
+}
+
 /* ratio_scan_body with AVX-512VL's mask registers (where svi_have_avx512): the same lanes, the same
  * operations and quotients, so the same minimum, second value and row; the three blends (three
  * micro-ops each on Intel cores) become masked moves and the masked-out quotients a masked division */
@@ -738,14 +752,9 @@ ratio_scan_body_vl(int n4, double* x, const double* a, double tol, double* sec, 
     i1 = _mm256_mask_mov_pd(i1, lt, idx);
     idx = _mm256_add_pd(idx, four);
   }
-  __m256d b = lanes_min(m1);
-  int k1 = __builtin_ctz((unsigned)_mm256_cmp_pd_mask(m1, b, _CMP_EQ_OQ) | 16u) & 3;
-  __m256d s = lanes_min(_mm256_min_pd(m2, _mm256_mask_mov_pd(m1, (__mmask8)(1u << k1), inf)));
   double vi[4];
   _mm256_storeu_pd(vi, i1);
-  *sec = knan ? -INFINITY : _mm256_cvtsd_f64(s);
-  *arg = (int)vi[k1];
-  return _mm256_cvtsd_f64(b);
+  return lanes_combine_vl(m1, m2, vi, knan, sec, arg);
 }
 
 __attribute__((target("avx2,avx512f,avx512vl"))) static double ratio_scan_vl(int n4, double* x, const double* a,
@@ -771,8 +780,8 @@ __attribute__((target("avx2,avx512f,avx512vl"))) static double ratio_scan_vl(int
  * - the next smallest: each lane keeps the two smallest values of what it has seen (m2 <- min(max(m1,
  *   t), m2) keeps that order statistic), and the second smallest of a union is min(m2_j, m2_j+4,
  *   max(m1_j, m1_j+4)).
- * Then the four lanes are combined as ratio_scan_body's lanes are: the same minimum, second value and
- * row (test_lcp: against the 256-bit kernel, the row on ties too).  n4 a multiple of 4: the last
+ * Then the four lanes are combined as ratio_scan_body_vl's are (lanes_combine_vl): the same minimum,
+ * second value and row (test_lcp: against the 256-bit kernel, the row on ties too).  n4 a multiple of 4: the last
  * four rows of an odd count of fours are a masked vector (a = 0 there, never above tol; x is not
  * stored there). */
 __attribute__((target("avx2,avx512f,avx512vl"))) static inline __attribute__((always_inline)) double
@@ -812,13 +821,7 @@ ratio_scan_body_512(int n4, double* x, const double* a, double tol, double* sec,
     double mx = lo > hi ? lo : hi, s = v2[j] < v2[j + 4] ? v2[j] : v2[j + 4];
     f2[j] = mx < s ? mx : s;
   }
-  __m256d q1 = _mm256_loadu_pd(f1), q2 = _mm256_loadu_pd(f2), qinf = _mm256_set1_pd(INFINITY);
-  __m256d b = lanes_min(q1);
-  int k1 = __builtin_ctz((unsigned)_mm256_cmp_pd_mask(q1, b, _CMP_EQ_OQ) | 16u) & 3;
-  __m256d s = lanes_min(_mm256_min_pd(q2, _mm256_mask_mov_pd(q1, (__mmask8)(1u << k1), qinf)));
-  *sec = knan ? -INFINITY : _mm256_cvtsd_f64(s);
-  *arg = (int)fi[k1];
-  return _mm256_cvtsd_f64(b);
+  return lanes_combine_vl(_mm256_loadu_pd(f1), _mm256_loadu_pd(f2), fi, knan, sec, arg);
 }
 
 __attribute__((target("avx2,avx512f,avx512vl"))) static double ratio_scan_512(int n4, double* x, const double* a,
