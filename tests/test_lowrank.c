@@ -303,6 +303,13 @@ static void lcp_bufs_free(lcp_bufs* b) {
   free(b->q); free(b->z1); free(b->z2); free(b->d); free(b->sg); free(b->ord);
 }
 
+/* the low-rank Lemke on the LCP b holds (step_lcp's q, and its perturbation where it drew one) */
+static int lr_solve_bufs(svi_impact* s, int routh, const lcp_bufs* b, double* z, svi_lcp_info* info) {
+  svi_lcp_options o = svi_impact_lcp_options(s, NULL, routh);
+  return svi_lr_lemke(s->lr, s, routh, b->q, b->pert ? b->d : NULL, b->pert ? b->ord : NULL,
+                      b->pert ? b->sg : NULL, &o, z, info);
+}
+
 /* compare_lcps' repetition rep of problem t: the low-rank Lemke's solution in b->z1 (its info in
  * *i1, its status returned) against the dense Lemke's in b->z2, tallied */
 static int compare_one(svi_impact* s, uint64_t t, int rep, lcp_bufs* b, tally* ty, svi_lcp_info* i1) {
@@ -314,7 +321,7 @@ static int compare_one(svi_impact* s, uint64_t t, int rep, lcp_bufs* b, tally* t
   const double* sg = pert ? b->sg : NULL;
   svi_lcp_options o = svi_impact_lcp_options(s, NULL, routh);
   svi_lcp_info i2;
-  int s1 = svi_lr_lemke(s->lr, s, routh, b->q, d, ord, sg, &o, b->z1, i1);
+  int s1 = lr_solve_bufs(s, routh, b, b->z1, i1);
   int s2 = svi_lcp_lemke_perturbed(s->lcp, n, A, b->q, d, ord, sg, &o, b->z2, &i2);
   tally_pair(ty, s, routh, b->q, &o, s1, b->z1, s2, b->z2);
   ty->same_pivots += s1 >= 0 && s2 >= 0 && i1->pivots == i2.pivots;
@@ -322,6 +329,15 @@ static int compare_one(svi_impact* s, uint64_t t, int rep, lcp_bufs* b, tally* t
     fprintf(stderr, "dense-only: problem %llu nc %d nv %d nt %d rep %d st %d pivots %d/%d res %g\n",
             (unsigned long long)t, s->nc, s->nv, s->nt, rep, s1, i1->pivots, i2.pivots, i1->residual);
   return s1;
+}
+
+/* problem t of make_problem's kind set up on s (a failed set-up is a failed check, problem k) */
+static int set_up(svi_impact* s, tprob* p, uint64_t t, int kind, long long k) {
+  make_problem(p, t, kind);
+  svi_problem_def def = def_of(p);
+  if (svi_impact_setup(s, &def, NULL, 0) == SVI_OK) return 1;
+  CHECK(0, "setup of problem %lld", k);
+  return 0;
 }
 
 static void compare_lcps(svi_impact* s, uint64_t t, tally* ty) {
@@ -637,12 +653,7 @@ static void check_eta_layer(long long P) {
     svi_lr_verify_counts(s->lr, &vc0, &vf0);
     tprob p;
     for (long long k = 0; k < P; k++) {
-      make_problem(&p, (uint64_t)(300000 + k), (int)(k % 5));
-      svi_problem_def def = def_of(&p);
-      if (svi_impact_setup(s, &def, NULL, 0) != SVI_OK) {
-        CHECK(0, "setup of problem %lld", k);
-        continue;
-      }
+      if (!set_up(s, &p, (uint64_t)(300000 + k), (int)(k % 5), k)) continue;
       svi_impact_dense(s);
       for (int rep = 0; rep < 6; rep++) {   /* at k etas against the dense Lemke, then at 1 */
         int routh = rep < 4, off = routh ? s->nc : 0;
@@ -652,9 +663,7 @@ static void check_eta_layer(long long P) {
         long long a, a2, x, y;
         svi_lr_eta_counts(s->lr, &a, &x, &y);
         svi_lr_set_eta_max(s->lr, 1);
-        svi_lcp_options o = svi_impact_lcp_options(s, NULL, routh);
-        int s2 = svi_lr_lemke(s->lr, s, routh, b.q, b.pert ? b.d : NULL, b.pert ? b.ord : NULL,
-                              b.pert ? b.sg : NULL, &o, b.z2, &i2);
+        int s2 = lr_solve_bufs(s, routh, &b, b.z2, &i2);
         svi_lr_eta_counts(s->lr, &a2, &x, &y);
         dref += a2 - a;
         lcps++;
@@ -703,22 +712,14 @@ static void check_avx512_bits(long long P) {
   long long lcps = 0, differ = 0;
   tprob p;
   for (long long k = 0; k < P; k++) {
-    make_problem(&p, (uint64_t)(400000 + k), (int)(k % 5));
-    svi_problem_def def = def_of(&p);
-    if (svi_impact_setup(s, &def, NULL, 0) != SVI_OK) {
-      CHECK(0, "setup of problem %lld", k);
-      continue;
-    }
+    if (!set_up(s, &p, (uint64_t)(400000 + k), (int)(k % 5), k)) continue;
     for (int rep = 0; rep < 6; rep++) {
       int routh = rep < 4, n = routh ? s->n_routh : s->n_ap;
-      int pert = step_lcp(s, (uint64_t)(400000 + k), rep, b.q, b.d, b.sg, b.ord);
-      svi_lcp_options o = svi_impact_lcp_options(s, NULL, routh);
+      b.pert = step_lcp(s, (uint64_t)(400000 + k), rep, b.q, b.d, b.sg, b.ord);
       svi_lcp_info i1, i2;
-      int s1 = svi_lr_lemke(s->lr, s, routh, b.q, pert ? b.d : NULL, pert ? b.ord : NULL, pert ? b.sg : NULL,
-                            &o, b.z1, &i1);
+      int s1 = lr_solve_bufs(s, routh, &b, b.z1, &i1);
       svi_kern_set_avx512(0);
-      int s2 = svi_lr_lemke(s->lr, s, routh, b.q, pert ? b.d : NULL, pert ? b.ord : NULL, pert ? b.sg : NULL,
-                            &o, b.z2, &i2);
+      int s2 = lr_solve_bufs(s, routh, &b, b.z2, &i2);
       svi_kern_set_avx512(1);
       lcps++;
       differ += s1 != s2 || i1.pivots != i2.pivots || memcmp(b.z1, b.z2, sizeof(double) * (size_t)n) != 0;
