@@ -767,7 +767,7 @@ __attribute__((target("avx2,avx512f,avx512vl"))) static double ratio_scan_vl(int
 /* ratio_scan_body_vl eight rows a vector.  Its cost is the division: vdivpd on a 512-bit vector
  * takes as long as on a 256-bit one on the Zen 5 host (a measured throughput of one every ~4
  * cycles for either width), so eight quotients cost what four did (the robot of table C: 686 rows,
- * 113 pivots).  Each row's quotient and the update of x are ratio_scan_body_vl's (the same
+ * 112 pivots).  Each row's quotient and the update of x are ratio_scan_body_vl's (the same
  * operations, lane by lane), so the values are the same; what changes is which lane a row is in:
  * lane l of eight holds the rows i = l (mod 8), the 256-bit kernels' lane j the rows i = j (mod 4),
  * the union of lanes j and j + 4.  So the eight lanes are folded into the four before the lanes
