@@ -651,6 +651,7 @@ static void check_eta_layer(long long P) {
     long long d0, r0, e0, d1, r1, e1, dref = 0, lcps = 0, same_path = 0, vc0, vf0, vc1, vf1;
     svi_lr_eta_counts(s->lr, &d0, &r0, &e0);
     svi_lr_verify_counts(s->lr, &vc0, &vf0);
+    long long vl0 = svi_lr_verify_local(s->lr);
     tprob p;
     for (long long k = 0; k < P; k++) {
       if (!set_up(s, &p, (uint64_t)(300000 + k), (int)(k % 5), k)) continue;
@@ -675,13 +676,15 @@ static void check_eta_layer(long long P) {
     svi_lr_set_eta_max(s->lr, ks[j]);
     svi_lr_eta_counts(s->lr, &d1, &r1, &e1);
     svi_lr_verify_counts(s->lr, &vc1, &vf1);
+    long long vl = svi_lr_verify_local(s->lr) - vl0;
     printf("low-rank Lemke with up to %d etas between refactors, %lld problems, %lld LCPs: directions through etas "
            "%lld, refactors %lld (%lld early, a small pivot); against the dense Lemke: both solved %lld, only "
            "low-rank %lld, only dense %lld, same v' %lld, different v' both valid %lld, different and dense invalid "
            "%lld, residual worst %.2e; against a refactor every pivot: the same path and v' on %lld of %lld LCPs "
-           "(directions through etas there %lld); columns of B^-1 verified %lld, wrong %lld\n",
+           "(directions through etas there %lld); columns of B^-1 verified %lld (%lld of them local filters), wrong "
+           "%lld\n",
            ks[j], P, ty.solves, d1 - d0, r1 - r0, e1 - e0, ty.both_ok, ty.lr_only, ty.dense_only, ty.same_v,
-           ty.diff_v_valid, ty.diff_v_bad, ty.worst_res, same_path, lcps, dref, vc1 - vc0, vf1 - vf0);
+           ty.diff_v_valid, ty.diff_v_bad, ty.worst_res, same_path, lcps, dref, vc1 - vc0, vl, vf1 - vf0);
     char what[80];
     snprintf(what, sizeof(what), "low-rank with %d etas between refactors", ks[j]);
     check_tally(&ty, what);
@@ -690,6 +693,7 @@ static void check_eta_layer(long long P) {
     CHECK(dref == 0, "%lld directions went through etas with a refactor every pivot", dref);
     CHECK(vc1 - vc0 >= 1000 && vf1 == vf0, "columns of B^-1: %lld verified, %lld wrong (%d etas between refactors)",
           vc1 - vc0, vf1 - vf0, ks[j]);
+    CHECK(vl >= 1000, "only %lld local filters verified (%d etas between refactors)", vl, ks[j]);
     CHECK(same_path * 100 >= lcps * 75, "the path of a refactor every pivot on only %lld of %lld LCPs (%d etas "
           "between refactors)", same_path, lcps, ks[j]);
   }

@@ -78,9 +78,12 @@ void    svi_lr_set_eta_max(svi_lr* w, int k);
 void    svi_lr_eta_counts(const svi_lr* w, long long* dirs, long long* rebases, long long* early);
 /* tests: on, every column of B^-1 the lexicographic test forms from etas, or takes as a unit
  * column, is formed again through every position and compared (svi_lowrank.c, verify_column,
- * verify_unit); the checks made and failed since w was made */
+ * verify_unit), and every column it filters as a local one (lex_filter_local) is filtered again
+ * as a whole one and the lists compared (lex_filter_verified); the checks made and failed since
+ * w was made, and of the checks the local filters' */
 void    svi_lr_set_verify(svi_lr* w, int on);
 void    svi_lr_verify_counts(const svi_lr* w, long long* checks, long long* fails);
+long long svi_lr_verify_local(const svi_lr* w);
 
 /* Which Lemke solves the impact LCPs (31) and (75): SVI_SOLVER_AUTO picks the low-rank solver
  * when the contacts outnumber the velocities (svi_impact_setup, docs/theory.md 5.2). */

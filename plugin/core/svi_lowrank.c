@@ -59,7 +59,7 @@ struct svi_lr {
   int nc, nv, nd, p, n, routh;
   double alpha;                      /* regularisation added to A0's diagonal */
   /* per slot (slot = contact * p + local pair) */
-  int *orig, *slot_of, *jrow, *rowpos;
+  int *orig, *slot_of, *jrow, *rowpos, *cont;   /* cont: a slot's contact, slot / p */
   signed char* st;                   /* the path's statuses (the current basis) */
   signed char* sb;                   /* the statuses the reductions and S were made for (the base) */
   double *x, *dir, *q, *d, *y0, *Yt, *Yt0, *Ys, *bslot;
@@ -85,7 +85,8 @@ struct svi_lr {
   int eta_req;                       /* svi_lr_set_eta_max: > 0 that many, else lr_eta_max's rule */
   long long eta_dirs, rebases, early; /* svi_lr_eta_counts */
   int verify;                        /* svi_lr_set_verify: check each column of B^-1 (tests) */
-  long long vchecks, vfails;
+  long long vchecks, vfails, vlocal;   /* vlocal: of the checks, lex_filter_local's */
+  int* vcand;                        /* verify's scratch: two lists of candidates */
   double* vcol;                      /* verify's scratch: the path's dir kept, and the column */
 };
 
@@ -103,6 +104,7 @@ svi_lr* svi_lr_create(int nc_max, int nv_max) {
   w->slot_of = xalloc(sizeof(int) * n);
   w->jrow = xalloc(sizeof(int) * n);
   w->rowpos = xalloc(sizeof(int) * n);
+  w->cont = xalloc(sizeof(int) * n);
   w->st = xalloc((size_t)n);
   w->x = xalloc(sizeof(double) * (n + 4));   /* x[n]: z0; to n + 3 read by ratio_test's scan */
   w->dir = xalloc(sizeof(double) * (n + 4));  /* zeros from n to a multiple of 4 (ratio_test) */
@@ -151,14 +153,15 @@ svi_lr* svi_lr_create(int nc_max, int nv_max) {
   w->touched = xalloc((size_t)n + 1);
   w->isdirty = xalloc((size_t)nc_max);
   w->vcol = xalloc(sizeof(double) * 2 * (n + 8));
+  w->vcand = xalloc(sizeof(int) * 2 * (size_t)n);
   for (int k = 0; w->lidx && k <= n; k++) w->lidx[k] = -1;
   for (int k = 0; w->cache && k < LR_CACHE; k++) w->cache[k].code = UINT32_MAX;
-  if (!w->orig || !w->slot_of || !w->jrow || !w->rowpos || !w->st || !w->x || !w->dir || !w->q ||
+  if (!w->orig || !w->slot_of || !w->jrow || !w->rowpos || !w->cont || !w->st || !w->x || !w->dir || !w->q ||
       !w->d || !w->y0 || !w->bslot || !w->Yt || !w->Yt0 || !w->Ys || !w->E || !w->N || !w->C || !w->CJ ||
       !w->Cd || !w->GN || !w->nfree || !w->ncons || !w->freecol || !w->dpos || !w->ident || !w->defect ||
       !w->Sv || !w->S0 || !w->Slu || !w->Slt || !w->R || !w->u || !w->piv || !w->cand || !w->byrow ||
       !w->lexcol || !w->lexdir || !w->mark || !w->cache || !w->sb || !w->eta || !w->lval ||
-      !w->eta_pos || !w->moved || !w->pos_of || !w->lidx || !w->llist || !w->dirty || !w->touched || !w->isdirty || !w->vcol) {
+      !w->eta_pos || !w->moved || !w->pos_of || !w->lidx || !w->llist || !w->dirty || !w->touched || !w->isdirty || !w->vcol || !w->vcand) {
     svi_lr_destroy(w);
     return NULL;
   }
@@ -167,11 +170,11 @@ svi_lr* svi_lr_create(int nc_max, int nv_max) {
 
 void svi_lr_destroy(svi_lr* w) {
   if (!w) return;
-  void* p[] = {w->orig, w->slot_of, w->jrow, w->rowpos, w->st, w->x, w->dir, w->q, w->d, w->y0,
+  void* p[] = {w->orig, w->slot_of, w->jrow, w->rowpos, w->cont, w->st, w->x, w->dir, w->q, w->d, w->y0,
                w->bslot, w->Yt, w->Yt0, w->Ys, w->E, w->N, w->C, w->CJ, w->Cd, w->GN, w->nfree, w->ncons,
                w->freecol, w->dpos, w->ident, w->defect, w->Sv, w->S0, w->Slu, w->Slt, w->R, w->u, w->piv,
                w->cand, w->byrow, w->lexcol, w->lexdir, w->mark, w->cache, w->sb, w->eta, w->lval,
-               w->eta_pos, w->moved, w->pos_of, w->lidx, w->llist, w->dirty, w->touched, w->isdirty, w->vcol};
+               w->eta_pos, w->moved, w->pos_of, w->lidx, w->llist, w->dirty, w->touched, w->isdirty, w->vcol, w->vcand};
   for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) free(p[i]);
   free(w);
 }
@@ -197,6 +200,7 @@ static void layout(svi_lr* w) {
       w->orig[slot] = o;
       w->slot_of[o] = slot;
       w->jrow[slot] = jr;
+      w->cont[slot] = i;
     }
   }
 }
@@ -626,19 +630,19 @@ static void global_solve_local(svi_lr* w, int c, const double* b, const double* 
  * with a degenerate landing), then z0's term, then the free columns of a defect contact. */
 static void slot_values(const svi_lr* w, const int* restrict cand, int nc, double* restrict out) {
   int nv = w->nv, n = w->n;
-  for (int k = 0; k < nc; k++) out[k] = 0.0;
-  for (int b = 0; b < nv; b++) {
-    const double* restrict y = w->Yt + (size_t)b * n;
-    double ub = w->u[b];
-    for (int k = 0; k < nc; k++) out[k] += y[cand[k]] * ub;
-  }
-  if (w->z0_active) {
-    double uz = w->u[nv];
-    for (int k = 0; k < nc; k++) out[k] += w->y0[cand[k]] * uz;
+  const double* restrict Yt = w->Yt;
+  const double* restrict u = w->u;
+  double uz = w->z0_active ? u[nv] : 0.0;
+  for (int k = 0; k < nc; k++) {   /* each slot's sum in registers, velocity by velocity */
+    const double* restrict y = Yt + cand[k];
+    double a = 0.0;
+    for (int b = 0; b < nv; b++) a += y[(size_t)b * n] * u[b];
+    if (w->z0_active) a += w->y0[cand[k]] * uz;
+    out[k] = a;
   }
   if (w->ndefect == 0) return;
   for (int k = 0; k < nc; k++) {
-    int j = cand[k], i = j / w->p, l = j % w->p;
+    int j = cand[k], i = w->cont[j], l = j - i * w->p;   /* no division a slot */
     if (w->dpos[i] < 0 || w->nfree[i] == 0) continue;
     int fcol = nv + w->z0_active;
     for (int m = 0; m < w->dpos[i]; m++) fcol += w->nfree[w->defect[m]];
@@ -791,16 +795,26 @@ static void verify_column(svi_lr* w, int ci, const double* b, const int* cand, i
   w->vfails += !(dmax <= 1e-6 * fmax(vmax, 1.0));
 }
 
+/* Whether the base's column B_base^-1 e_c (c in contact ci's local pair cl) reaches the global
+ * system: ci's constraint rows see it (a defect contact), or one of its basic impulses does (a
+ * basic z slot with a row of Jbar on which E's column cl is not 0).  If not, the global system's
+ * right-hand side is 0, so is its solution, and the column is E_ci e_cl on ci's slots, 0 on
+ * every other one. */
+static int column_global(const svi_lr* w, int ci, int cl) {
+  if (w->dpos[ci] >= 0) return 1;
+  for (int l = 0; l < w->p; l++) {
+    int slot = ci * w->p + l;
+    if (w->sb[slot] == ST_Z && w->jrow[slot] >= 0 && e_at(w, ci, l, cl) != 0) return 1;
+  }
+  return 0;
+}
+
 /* (B^-1)_{j, c} for the candidate slots, c an original index (one global solve) */
 static void binv_column(svi_lr* w, int corig, const int* cand, int ncand, double* out) {
   int cs = w->slot_of[corig], ci = cs / w->p, cl = cs % w->p;
   double b[LR_P] = {0};
   b[cl] = 1.0;
-  int global = w->dpos[ci] >= 0;   /* constraint rows see it */
-  for (int l = 0; l < w->p && !global; l++) {
-    int slot = ci * w->p + l;
-    global = w->sb[slot] == ST_Z && w->jrow[slot] >= 0 && e_at(w, ci, l, cl) != 0;
-  }
+  int global = column_global(w, ci, cl);
   const int base = ci * w->p;   /* contact ci's slots: base .. base + p - 1, without a division */
   if (w->neta == 0) {   /* the base is the basis: its column at the candidates */
     if (global) {
@@ -879,6 +893,129 @@ static int lex_first_min(int nc, const double* col) {
   return rb;
 }
 
+/* One column's filter of the lexicographic test (ratio_test): each candidate's ratio
+ * col[m] = sg (B^-1)_{cand[m], c} / dc[m], the value yb the scan of lex_first_min ends on, and the
+ * candidates above yb + SVI_LEX_TOL dropped (mark cleared, the list and dc compacted in order).
+ * Returns the candidates left; *alive counts the drops. */
+static int lex_filter(svi_lr* w, int c, double sg, int nc, int* alive) {
+  int *cand = w->cand;
+  double *col = w->lexcol, *dc = w->lexdir;
+  unsigned char* mark = w->mark;
+  binv_column(w, c, cand, nc, col);
+  lex_ratios(nc, sg, col, dc);   /* each candidate's ratio */
+  double yb = col[lex_first_min(nc, col)];
+  int keep = 0;   /* drop the candidates above the minimum, compacting the list */
+  for (int m = 0; m < nc; m++) {
+    if (col[m] > yb + SVI_LEX_TOL) {
+      mark[cand[m]] = 0;
+      (*alive)--;
+    } else {
+      dc[keep] = dc[m];
+      cand[keep++] = cand[m];
+    }
+  }
+  return keep;
+}
+
+/* lex_filter for a column of the base (no eta) that does not reach the global system
+ * (column_global): it is 0 on every candidate outside contact ci, and (0 + E_ci[l, cl]) on
+ * candidate slot ci p + l.  Its ratios are then sg 0 / dc = +-0 outside ci, which compare as 0, and
+ * the at most p of ci's candidates, found by their rows (the list is in increasing rowpos).  The
+ * scan of lex_first_min over a run of zeros can stop only on the run's first zero (after it, thr
+ * is -SVI_LEX_TOL or a zero did not pass it), so the scan over ci's candidates and the first zero
+ * of each run between them ends on the same value yb, and the same candidates are above
+ * yb + SVI_LEX_TOL: O(p log nc) and the compaction, against O(nc) products, quotients and
+ * compares (a sliding landing ties hundreds of rows through most of its columns). */
+static int lex_filter_local(svi_lr* w, int ci, int cl, double sg, int nc, int* alive) {
+  int *cand = w->cand, p = w->p, base = ci * p;
+  double* dc = w->lexdir;
+  unsigned char* mark = w->mark;
+  int si[LR_P], ns = 0;   /* ci's candidates: their places in the list, increasing */
+  double sv[LR_P];        /* and their ratios */
+  for (int l = 0; l < p; l++) {
+    int slot = base + l;
+    if (!mark[slot]) continue;
+    int lo = 0, hi = nc, rp = w->rowpos[slot];   /* the candidate of row rp */
+    while (lo < hi) {
+      int mid = (lo + hi) >> 1;
+      if (w->rowpos[cand[mid]] < rp) lo = mid + 1;
+      else hi = mid;
+    }
+    int k = ns++;
+    for (; k > 0 && si[k - 1] > lo; k--) { si[k] = si[k - 1]; sv[k] = sv[k - 1]; }
+    si[k] = lo;
+    sv[k] = sg * (0.0 + e_at(w, ci, l, cl)) / dc[lo];
+  }
+  if (ns == 0) return nc;   /* 0 on every candidate: none is above 0 + SVI_LEX_TOL */
+  /* lex_first_min's scan over ci's candidates and the first zero of each run of zeros */
+  double yb = 0.0, thr = 0.0;
+  int started = 0, at = 0;
+  for (int k = 0; k <= ns; k++) {
+    if ((k < ns ? si[k] : nc) > at) {   /* a run of zeros from place at */
+      if (!started || 0.0 < thr) { yb = 0.0; thr = -SVI_LEX_TOL; }
+      started = 1;
+    }
+    if (k == ns) break;
+    if (!started || sv[k] < thr) { yb = sv[k]; thr = sv[k] - SVI_LEX_TOL; }
+    started = 1;
+    at = si[k] + 1;
+  }
+  double lim = yb + SVI_LEX_TOL;
+  if (0.0 > lim) {   /* every zero dropped: ci's candidates at or below lim are left */
+    for (int m = 0; m < nc; m++) mark[cand[m]] = 0;
+    int keep = 0;
+    for (int k = 0; k < ns; k++)
+      if (!(sv[k] > lim)) {
+        int slot = cand[si[k]];
+        mark[slot] = 1;
+        dc[keep] = dc[si[k]];
+        cand[keep++] = slot;
+      }
+    *alive -= nc - keep;
+    return keep;
+  }
+  int keep = si[0] < nc ? si[0] : nc, from = keep;   /* the zeros stay; ci's above lim go */
+  for (int k = 0; k < ns; k++) {
+    int end = k + 1 < ns ? si[k + 1] : nc;
+    if (sv[k] > lim) {
+      mark[cand[si[k]]] = 0;
+      (*alive)--;
+      from = si[k] + 1;
+    } else
+      from = si[k];
+    if (keep != from) {
+      memmove(cand + keep, cand + from, sizeof(int) * (size_t)(end - from));
+      memmove(dc + keep, dc + from, sizeof(double) * (size_t)(end - from));
+    }
+    keep += end - from;
+  }
+  return keep;
+}
+
+/* svi_lr_set_verify (tests): lex_filter_local checked against lex_filter on the same list: the
+ * same candidates left, in the same order with the same dc, and the same drops */
+static int lex_filter_verified(svi_lr* w, int c, int ci, int cl, double sg, int nc, int* alive) {
+  int *cand = w->cand, *saved = w->vcand, *got = w->vcand + w->n;
+  double *dsaved = w->vcol, *dgot = w->vcol + w->n + 8;
+  memcpy(saved, cand, sizeof(int) * (size_t)nc);
+  memcpy(dsaved, w->lexdir, sizeof(double) * (size_t)nc);
+  int alive_local = *alive;
+  int nl = lex_filter_local(w, ci, cl, sg, nc, &alive_local);
+  memcpy(got, cand, sizeof(int) * (size_t)nl);
+  memcpy(dgot, w->lexdir, sizeof(double) * (size_t)nl);
+  for (int m = 0; m < nc; m++) w->mark[saved[m]] = 1;   /* the list as it was */
+  memcpy(cand, saved, sizeof(int) * (size_t)nc);
+  memcpy(w->lexdir, dsaved, sizeof(double) * (size_t)nc);
+  int nf = lex_filter(w, c, sg, nc, alive);
+  int bad = nl != nf || alive_local != *alive;
+  for (int m = 0; m < nf && !bad; m++)
+    bad = got[m] != cand[m] || memcmp(dgot + m, w->lexdir + m, sizeof(double)) != 0;
+  w->vchecks++;
+  w->vlocal++;
+  w->vfails += bad;
+  return nf;
+}
+
 /* Ratio test with the dense solver's lexicographic rule.  Returns the leaving slot, n for z0,
  * -1 for a ray. */
 static int ratio_test(svi_lr* w, double z0dir, double piv_tol, const lr_pert* pt) {
@@ -939,7 +1076,7 @@ static int ratio_test(svi_lr* w, double z0dir, double piv_tol, const lr_pert* pt
     int c = pt->order ? pt->order[k] : k;
     double sg = pt->sign ? pt->sign[k] : 1.0;
     int cs = w->slot_of[c];
-    if (w->ident[cs / w->p] && !w->touched[cs]) {   /* the base's w_c, no eta pivoted on it */
+    if (w->ident[w->cont[cs]] && !w->touched[cs]) {   /* the base's w_c, no eta pivoted on it */
       if (w->verify) verify_unit(w, c, cs, cand, nc, col);
       if (!mark[cs]) continue;                  /* zero on every candidate */
       /* sg / a on candidate cs, 0 on the others */
@@ -959,20 +1096,12 @@ static int ratio_test(svi_lr* w, double z0dir, double piv_tol, const lr_pert* pt
       nc = keep;
       dropped = 0;
     }
-    binv_column(w, c, cand, nc, col);
-    lex_ratios(nc, sg, col, dc);   /* each candidate's ratio */
-    double yb = col[lex_first_min(nc, col)];
-    int keep = 0;   /* drop the candidates above the minimum, compacting the list */
-    for (int m = 0; m < nc; m++) {
-      if (col[m] > yb + SVI_LEX_TOL) {
-        mark[cand[m]] = 0;
-        alive--;
-      } else {
-        dc[keep] = dc[m];
-        cand[keep++] = cand[m];
-      }
-    }
-    nc = keep;
+    int ci = w->cont[cs], cl = cs - ci * w->p;
+    if (w->neta == 0 && !column_global(w, ci, cl))
+      nc = w->verify ? lex_filter_verified(w, c, ci, cl, sg, nc, &alive)
+                     : lex_filter_local(w, ci, cl, sg, nc, &alive);
+    else
+      nc = lex_filter(w, c, sg, nc, &alive);
   }
   for (int m = 0; m < nc; m++) {
     if (r < 0 && mark[cand[m]]) r = cand[m];
@@ -1012,6 +1141,8 @@ void svi_lr_verify_counts(const svi_lr* w, long long* checks, long long* fails) 
   *checks = w ? w->vchecks : 0;
   *fails = w ? w->vfails : 0;
 }
+
+long long svi_lr_verify_local(const svi_lr* w) { return w ? w->vlocal : 0; }
 
 void svi_lr_eta_counts(const svi_lr* w, long long* dirs, long long* rebases, long long* early) {
   *dirs = w ? w->eta_dirs : 0;
