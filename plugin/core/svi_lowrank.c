@@ -809,23 +809,29 @@ static int column_global(const svi_lr* w, int ci, int cl) {
   return 0;
 }
 
+/* The base's column B_base^-1 e_c (c: contact ci's local pair cl, b = e_cl) on the slots
+ * list[0 .. nl): its global part (one solve with S, then slot_values) where column_global says
+ * it has one, then E_ci e_cl on ci's own slots */
+static void base_column(svi_lr* w, int ci, int cl, const double* b, const int* list, int nl, double* out) {
+  if (column_global(w, ci, cl)) {
+    global_solve_local(w, ci, b, NULL);
+    slot_values(w, list, nl, out);
+  } else
+    for (int k = 0; k < nl; k++) out[k] = 0.0;
+  const int base = ci * w->p;   /* contact ci's slots: base .. base + p - 1, without a division */
+  for (int k = 0; k < nl; k++) {
+    int l = list[k] - base;
+    if ((unsigned)l < (unsigned)w->p) out[k] += e_at(w, ci, l, cl);
+  }
+}
+
 /* (B^-1)_{j, c} for the candidate slots, c an original index (one global solve) */
 static void binv_column(svi_lr* w, int corig, const int* cand, int ncand, double* out) {
-  int cs = w->slot_of[corig], ci = cs / w->p, cl = cs % w->p;
+  int cs = w->slot_of[corig], ci = w->cont[cs], cl = cs - ci * w->p;
   double b[LR_P] = {0};
   b[cl] = 1.0;
-  int global = column_global(w, ci, cl);
-  const int base = ci * w->p;   /* contact ci's slots: base .. base + p - 1, without a division */
   if (w->neta == 0) {   /* the base is the basis: its column at the candidates */
-    if (global) {
-      global_solve_local(w, ci, b, NULL);
-      slot_values(w, cand, ncand, out);
-    } else
-      for (int k = 0; k < ncand; k++) out[k] = 0.0;
-    for (int k = 0; k < ncand; k++) {
-      int l = cand[k] - base;
-      if ((unsigned)l < (unsigned)w->p) out[k] += e_at(w, ci, l, cl);
-    }
+    base_column(w, ci, cl, b, cand, ncand, out);
     return;
   }
   /* B^-1 e_c = E_neta^-1 ... E_1^-1 B_base^-1 e_c, needed at the candidates' positions only: the
@@ -841,15 +847,7 @@ static void binv_column(svi_lr* w, int corig, const int* cand, int ncand, double
     if (lidx[q] < 0) { lidx[q] = nl; L[nl++] = q; }
   }
   double* y = w->lval;
-  if (global) {
-    global_solve_local(w, ci, b, NULL);
-    slot_values(w, L, nl, y);   /* a position below n is the slot of the base's variable there */
-  } else
-    for (int m = 0; m < nl; m++) y[m] = 0.0;
-  for (int m = 0; m < nl; m++) {
-    int l = L[m] - base;
-    if ((unsigned)l < (unsigned)w->p) y[m] += e_at(w, ci, l, cl);
-  }
+  base_column(w, ci, cl, b, L, nl, y);   /* a position below n is the slot of the base's variable there */
   for (int t = 0; t < w->neta; t++) {
     const double* e = w->eta + (size_t)t * w->ldeta;
     int q = w->eta_pos[t], mq = lidx[q];
@@ -1075,8 +1073,8 @@ static int ratio_test(svi_lr* w, double z0dir, double piv_tol, const lr_pert* pt
   for (int k = 0; k < n && alive > 1; k++) {
     int c = pt->order ? pt->order[k] : k;
     double sg = pt->sign ? pt->sign[k] : 1.0;
-    int cs = w->slot_of[c];
-    if (w->ident[w->cont[cs]] && !w->touched[cs]) {   /* the base's w_c, no eta pivoted on it */
+    int cs = w->slot_of[c], ci = w->cont[cs], cl = cs - ci * w->p;
+    if (w->ident[ci] && !w->touched[cs]) {   /* the base's w_c, no eta pivoted on it */
       if (w->verify) verify_unit(w, c, cs, cand, nc, col);
       if (!mark[cs]) continue;                  /* zero on every candidate */
       /* sg / a on candidate cs, 0 on the others */
@@ -1096,7 +1094,6 @@ static int ratio_test(svi_lr* w, double z0dir, double piv_tol, const lr_pert* pt
       nc = keep;
       dropped = 0;
     }
-    int ci = w->cont[cs], cl = cs - ci * w->p;
     if (w->neta == 0 && !column_global(w, ci, cl))
       nc = w->verify ? lex_filter_verified(w, c, ci, cl, sg, nc, &alive)
                      : lex_filter_local(w, ci, cl, sg, nc, &alive);
