@@ -102,6 +102,7 @@ static void test_config(void) {
     {CFG("seed", "1e3"), "config 'seed' = \"1e3\" is not allowed: need an integer in [0, 18446744073709551615]"},
     {CFG("seed", "18446744073709551616"), "config 'seed'"},
     {CFG("max_steps", "2.0"), "config 'max_steps'"},
+    {CFG("step_growth", "0.5"), "config 'step_growth' = \"0.5\" is not allowed: need a number in [1, 1000]"},
   };
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     char xml[4096], err[1000] = "";
@@ -125,11 +126,13 @@ static void test_config(void) {
   }
   /* a good one */
   mjModel* m = load(write_model("good", "<mujoco>" PLUGIN(CFG("law", "sequential") CFG("seed", "42")
-                                CFG("step", "0.5")) "<worldbody/></mujoco>"));
+                                CFG("step", "0.5") CFG("step_growth", "2") CFG("split", "off")) "<worldbody/></mujoco>"));
   svi_config c;
   char err[1000];
   CHECK(m && svi_config_from_model(m, &c, err, sizeof(err)) == 1 && c.law == SVI_LAW_SEQUENTIAL &&
-        c.seed == 42 && c.step == 0.5 && c.max_steps == 10, "good config parsed");
+        c.seed == 42 && c.step == 0.5 && c.max_steps == 10 && c.step_growth == 2 && c.split == 0,
+        "good config parsed (every key declared to MuJoCo, the last one too)");
+  CHECK(svi_default_config().step_growth == 0, "step_growth: 0 by default (4 under step, 1 under step_abs)");
   CHECK(m && svi_plugin_instance(m) == 0, "svi.impact is plugin instance 0");
   if (m) {
     mjData* d = mj_makeData(m);
@@ -1423,15 +1426,38 @@ static void test_threads_whole_w(const char* models) {
   mj_deleteModel(m);
 }
 
+/* The model of a test-data file with one more config key (after its max_contacts key) */
+static mjModel* data_variant(const char* models, const char* file, const char* config) {
+  char src[600];
+  snprintf(src, sizeof(src), "%s/../tests/data/%s", models, file);
+  FILE* f = fopen(src, "r");
+  static char xml[1 << 20], var[(1 << 20) + 256];
+  size_t n = f ? fread(xml, 1, sizeof(xml) - 1, f) : 0;
+  if (f) fclose(f);
+  xml[n] = 0;
+  char* at = strstr(xml, "<config key=\"max_contacts\"");
+  CHECK(at != NULL, "%s: its max_contacts key", src);
+  if (!at) return NULL;
+  snprintf(var, sizeof(var), "%.*s%s%s", (int)(at - xml), xml, config, at);
+  return load(write_model("variant", var));
+}
+
 /* A landing that max_steps does not end (tests/data/column_drop_202.xml: column_drop.xml's state at
- * t = 0.202, 21 contacts among 8 boxes), so every outcome is finished by (31).  Lemke's plain path
- * on (31) is capped at 4 n pivots, then the random retries (svi_ap_lemke): one of these 300 seeds
- * (182) ran 1 981 pivots on the 126 rows until the thirty-first session (34 ms against 1.4 for the
- * others).  Every outcome, retried or not, keeps the checks: no energy gain, nothing approaching. */
+ * t = 0.202, 21 contacts among 8 boxes, at a constant h: step_growth 1), so every outcome is
+ * finished by (31).  Lemke's plain path on (31) is capped at 4 n pivots, then the random retries
+ * (svi_ap_lemke): one of these 300 seeds (182) ran 1 981 pivots on the 126 rows until the
+ * thirty-first session (34 ms against 1.4 for the others).  Every outcome, retried or not, keeps
+ * the checks: no energy gain, nothing approaching.  (With the default step_growth its samples end
+ * in about 8 steps: test_step_growth.) */
 static void test_capped_finish(const char* models) {
   mjData *d, *s;
-  mjModel* m = data_event(models, "column_drop_202.xml", &d, &s);
+  mjModel* m = data_variant(models, "column_drop_202.xml", "<config key=\"step_growth\" value=\"1\"/>");
   if (!m) return;
+  d = mj_makeData(m);
+  s = mj_makeData(m);
+  start(m, d);
+  run_to_event(m, d, 1, 0.01);
+  CHECK(svi_event_count(svi_instance_of(m, d)) == 1, "column_drop_202, step_growth 1: one event in 10 ms");
   svi_instance* in = svi_instance_of(m, d);
   enum { N = 300 };
   uint64_t seeds[N];
@@ -1457,6 +1483,116 @@ static void test_capped_finish(const char* models) {
   mj_deleteData(s);
   mj_deleteData(d);
   mj_deleteModel(m);
+}
+
+/* --- budgets that grow after half the steps (docs/theory.md 4.2) ----------------------------
+ * A stack of six boxes landing flat: only the bottom box's four corners approach, and they must
+ * stop the whole stack with budgets of h = one contact's reference impulse (which stops the
+ * bottom box alone, about a ninth of what a corner needs here).  At a constant h nine samples in
+ * ten ran out of max_steps = 10 and were finished by (31), not by the law.  With step_growth a
+ * sample still approaching after its first ceil(N/2) steps takes budgets 4x the last step's. */
+static void stack_xml(char* xml, size_t cap, int nbox) {
+  int n = snprintf(xml, cap, "<mujoco><option timestep='0.001' cone='elliptic'/>" PLUGIN(CFG("max_contacts", "128"))
+                   "<default><geom condim='3' margin='0' gap='0.0025' friction='0.7 0.005 0.0001'/></default>"
+                   "<worldbody><geom type='plane' size='10 10 .1'/>");
+  for (int b = 0; b < nbox; b++)
+    n += snprintf(xml + n, cap - (size_t)n, "<body pos='0 0 %g'><freejoint/><geom type='box' size='%g %g .05' "
+                  "density='600'/></body>", 0.3 + 0.1 * b, 0.1 - 0.008 * b, 0.08 - 0.0064 * b);
+  n += snprintf(xml + n, cap - (size_t)n, "</worldbody><keyframe><key name='impact' qpos='");
+  for (int b = 0; b < nbox; b++) n += snprintf(xml + n, cap - (size_t)n, "0 0 %.4f 1 0 0 0 ", 0.0505 + 0.1 * b);
+  n += snprintf(xml + n, cap - (size_t)n, "' qvel='");
+  for (int b = 0; b < nbox; b++) n += snprintf(xml + n, cap - (size_t)n, "0 0 -1 0 0 0 ");
+  snprintf(xml + n, cap - (size_t)n, "'/></keyframe></mujoco>");
+}
+
+/* Algorithm 2 on def at a relative step with step_growth g (0: the default): samples, flags, LCPs */
+static int growth_run(const svi_problem_def* def, double g, int S, double* V, unsigned char* acc, int* lc,
+                      svi_approx_stats* st) {
+  svi_approx_config cfg = svi_approx_default_config();
+  cfg.samples = S;
+  cfg.threads = 2;
+  cfg.routh.step = 1;
+  cfg.routh.step_abs = 0;
+  cfg.routh.step_growth = g;
+  return svi_approximate(def, &cfg, V, acc, lc, st) >= 0;
+}
+
+static void test_step_growth(void) {
+  static char xml[8192];
+  stack_xml(xml, sizeof(xml), 6);
+  mjModel* m = load(write_model("stack6", xml));
+  if (!m) { CHECK(0, "stack of 6: load"); return; }
+  mjData *d = mj_makeData(m), *sc = mj_makeData(m);
+  start(m, d);
+  run_to_event(m, d, 1, 0.05);
+  svi_instance* in = svi_instance_of(m, d);
+  svi_problem_def def;
+  int nc = svi_event_count(in) >= 1 ? svi_event_problem(in, m, sc, 0, &def) : 0;
+  CHECK(nc >= 20, "stack of 6: an event of the stack's contacts (%d)", nc);
+  enum { S = 256 };
+  int nv = m->nv, ok = nc >= 20;
+  double *V4 = malloc(sizeof(double) * S * (size_t)nv), *V1 = malloc(sizeof(double) * S * (size_t)nv);
+  unsigned char a4[S], a1[S];
+  int l4[S], l1[S];
+  svi_approx_stats s4, s1;
+  ok = ok && growth_run(&def, 0, S, V4, a4, l4, &s4) && growth_run(&def, 1, S, V1, a1, l1, &s1);
+  if (ok) {
+    printf("stack of 6 boxes, %d contacts, Algorithm 2 at step 1: step_growth 4 %lld of %d accepted (%.2f LCPs a "
+           "sample), step_growth 1 %lld (%.2f)\n", nc, s4.accepted, S, (double)s4.lcps / S, s1.accepted,
+           (double)s1.lcps / S);
+  }
+  CHECK(ok && s4.accepted == S && s4.colliding == 0 && s4.rejected == 0 && s4.max_energy_ratio <= 1 + 1e-9 &&
+        (double)s4.lcps / S < 9,
+        "stack: every sample the law's own with the default step_growth (%lld of %d, %lld still colliding), in fewer "
+        "than 9 LCPs, none gaining energy", s4.accepted, S, s4.colliding);
+  CHECK(ok && s1.accepted < S / 2 && s1.colliding > S / 2,
+        "stack: at a constant h most samples run out of steps (%lld of %d accepted), the hole step_growth closes",
+        s1.accepted, S);
+  /* a sample that ends within ceil(N/2) = 5 steps is the constant-h one, bit for bit: here and on
+   * the disk stack of the paper at a relative step */
+  int early = 0, same = 0;
+  for (int k = 0; k < S && ok; k++)
+    if (a1[k] && l1[k] <= 5) {
+      early++;
+      same += memcmp(V1 + (size_t)k * nv, V4 + (size_t)k * nv, sizeof(double) * (size_t)nv) == 0 && a4[k];
+    }
+  svi_example ex;
+  int dok = ok && svi_example_get("disk_stack", &ex) == SVI_OK;
+  svi_problem_def dd = svi_example_problem(&ex);
+  double *D4 = malloc(sizeof(double) * S * (size_t)dd.nv), *D1 = malloc(sizeof(double) * S * (size_t)dd.nv);
+  dok = dok && growth_run(&dd, 0, S, D4, a4, l4, &s4) && growth_run(&dd, 1, S, D1, a1, l1, &s1);
+  int changed = 0;
+  for (int k = 0; k < S && dok; k++) {
+    if (a1[k] && l1[k] <= 5) {
+      early++;
+      same += memcmp(D1 + (size_t)k * dd.nv, D4 + (size_t)k * dd.nv, sizeof(double) * (size_t)dd.nv) == 0 && a4[k];
+    }
+    changed += l1[k] > 5 && memcmp(D1 + (size_t)k * dd.nv, D4 + (size_t)k * dd.nv, sizeof(double) * (size_t)dd.nv);
+  }
+  printf("  samples ended within 5 steps at a constant h: %d, the same bits with step_growth 4: %d; the disk stack's "
+         "longer samples changed: %d, accepted %lld and %lld of %d\n", early, same, changed, s4.accepted, s1.accepted, S);
+  CHECK(dok && early >= 100 && same == early && changed > 0,
+        "step_growth changes only samples longer than ceil(N/2) steps (%d of %d early samples the same bits, %d longer "
+        "ones changed)", same, early, changed);
+  free(V4); free(V1); free(D4); free(D1);
+  /* the plugin's own outcomes of the event: the law's (no fallback), dissipative, nothing approaching */
+  enum { P = 32 };
+  uint64_t seeds[P];
+  for (int k = 0; k < P; k++) seeds[k] = (uint64_t)k;
+  double* q = malloc(sizeof(double) * P * (size_t)nv);
+  svi_event* rec = malloc(sizeof(svi_event) * P);
+  int pv = svi_event_preview_many(in, m, sc, 0, seeds, P, SVI_LAW_SETVALUED, q, rec) == SVI_OK;
+  int fell = 0, bad = 0;
+  for (int k = 0; k < P && pv; k++) {
+    fell += rec[k].fallback != 0;
+    int good = rec[k].ke_after <= rec[k].ke_before * (1 + 1e-9);
+    for (int c = 0; c < rec[k].ncontact && c < SVI_EVENT_MAX_CONTACTS; c++) good &= rec[k].vn_after[c] >= -1e-6;
+    bad += !good;
+  }
+  CHECK(pv && fell == 0 && bad == 0, "stack: the plugin's %d outcomes are the law's (%d by a fallback), valid (%d not)",
+        P, fell, bad);
+  free(q); free(rec);
+  mj_deleteData(sc); mj_deleteData(d); mj_deleteModel(m);
 }
 
 int main(int argc, char** argv) {
@@ -1486,5 +1622,6 @@ int main(int argc, char** argv) {
   test_preview_many(models);
   test_threads_whole_w(models);
   test_capped_finish(models);
+  test_step_growth();
   return svi_test_finish();
 }

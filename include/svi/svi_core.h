@@ -237,6 +237,10 @@ typedef struct {
   double          step;        /* h as a multiple of svi_impact_reference_impulse(); default 1 */
   double          step_abs;    /* if > 0: h in N s, overrides step (paper's Table 4-8 values) */
   int             max_steps;   /* N; default 10 */
+  double          step_growth; /* a sample still approaching after its first ceil(N/2) steps takes
+                                  each later step's budgets this many times the last's (docs/
+                                  theory.md 4.2); 1: h throughout (the paper's Algorithm 1); 0 (the
+                                  default): 4 under a relative step, 1 under step_abs */
   svi_budget      budget;
   svi_branch      branch;
   uint64_t        seed;

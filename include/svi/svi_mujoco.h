@@ -57,6 +57,8 @@ typedef struct {
   double     step;             /* step: Routh step / reference impulse */
   double     step_abs;         /* step_abs: Routh step in N s (0 = use step) */
   int        max_steps;        /* max_steps */
+  double     step_growth;      /* step_growth: budget growth a step after the first half (0: 4
+                                  under step, 1 under step_abs) */
   uint64_t   seed;             /* seed */
   svi_branch branch;           /* branch */
   int        friction_dirs;    /* friction_dirs: 4 (pyramid; planar motion reduces to 2) or 2 */

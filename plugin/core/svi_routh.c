@@ -267,6 +267,19 @@ static int finish_with_ap(svi_impact* s, const svi_routh_config* cfg, uint64_t r
   return SVI_OK;
 }
 
+/* Step k's budget scale (docs/theory.md 4.2): 1 for the first K = ceil(N/2) steps, then g^(k - K + 1)
+ * with g = step_growth (0: 4 under a relative step, 1 under step_abs).  A sample that ends within
+ * K steps is the constant-h sample it always was, bit for bit; one that does not (a stack of
+ * boxes, whose bottom contacts must stop the whole stack with budgets a contact's own impulse
+ * sets) takes coarser steps instead of running out of N and being finished by (31). */
+static double step_scale(const svi_routh_config* cfg, int N, int k) {
+  double g = cfg->step_growth > 0 ? cfg->step_growth : cfg->step_abs > 0 ? 1.0 : 4.0;
+  int k0 = (N + 1) / 2;
+  double x = 1;
+  for (int j = k0; j <= k && g != 1; j++) x *= g;
+  return x;
+}
+
 double svi_routh_h(const svi_impact* s, const svi_routh_config* cfg) {
   if (cfg->step_abs > 0) return cfg->step_abs;
   double ref = s->step_ref > 0 ? s->step_ref : 1.0;
@@ -388,10 +401,11 @@ static int run_steps(svi_impact* s, const svi_routh_config* cfg, const svi_sobol
   while (svi_min_normal(s, s->u) < -s->sep_tol) {
     int last = info->steps >= N;
     if (last && extra_budget <= 0) break;
-    if (!last && one_at_a_time) mixed_budgets(s, dr, h, N, info->steps, &current);
+    double hk = h * step_scale(cfg, N, info->steps);
+    if (!last && one_at_a_time) mixed_budgets(s, dr, hk, N, info->steps, &current);
     else
       for (int i = 0; i < nc; i++)
-        lmax[i] = last ? extra_budget : h * budget_fraction(s, cfg, sobol, dr, N, info->steps, i, nc);
+        lmax[i] = last ? extra_budget : hk * budget_fraction(s, cfg, sobol, dr, N, info->steps, i, nc);
     svi_lcp_info li;
     st = solve_step(s, cfg, dr, info->steps, info, &li);
     if (st < 0) break;

@@ -58,6 +58,7 @@ static const key_def keys[] = {
   {"step",           KEY_REAL, 1e-6, 1e3, NULL, "x reference impulse"},
   {"step_abs",       KEY_REAL, 0, 1e9, NULL, "N s"},
   {"max_steps",      KEY_INT,  1, 10000, NULL, ""},
+  {"step_growth",    KEY_REAL, 1, 1e3, NULL, ""},
   {"seed",           KEY_INT,  0, 18446744073709551615.0, NULL, ""},   /* [0, 2^64 - 1]: parse_uint */
   {"friction_dirs",  KEY_INT,  2, 4, NULL, ""},
   {"window",         KEY_REAL, 0, 1, NULL, "s"},
@@ -130,6 +131,7 @@ static void apply(svi_config* c, const key_def* k, int idx, double x, uint64_t u
   else if (!strcmp(n, "step")) c->step = x;
   else if (!strcmp(n, "step_abs")) c->step_abs = x;
   else if (!strcmp(n, "max_steps")) c->max_steps = (int)x;
+  else if (!strcmp(n, "step_growth")) c->step_growth = x;
   else if (!strcmp(n, "seed")) c->seed = u;
   else if (!strcmp(n, "friction_dirs")) c->friction_dirs = (int)x;
   else if (!strcmp(n, "window")) c->window = x;

@@ -752,6 +752,7 @@ static int apply_law(svi_instance* in, svi_law law, uint64_t seed, long long ind
     rc.step = in->cfg.step;
     rc.step_abs = in->cfg.step_abs;
     rc.max_steps = in->cfg.max_steps;
+    rc.step_growth = in->cfg.step_growth;
     rc.branch = in->cfg.branch;
     rc.seed = seed;
     if (in->ngroup > 1) return sample_groups(in, &rc, index, nc, nt, v_out, lcps, steps, finish);

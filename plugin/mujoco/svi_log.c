@@ -228,6 +228,7 @@ int svi_event_approximate(svi_instance* in, const mjModel* m, mjData* scratch, i
   ac.routh.step = cfg->step;
   ac.routh.step_abs = cfg->step_abs;
   ac.routh.max_steps = cfg->max_steps;
+  ac.routh.step_growth = cfg->step_growth;
   ac.routh.branch = cfg->branch;
   ac.routh.seed = seed;
   svi_approx_stats local, *out = stats ? stats : &local;

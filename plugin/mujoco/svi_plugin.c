@@ -428,12 +428,13 @@ static void plugin_advance(const mjModel* m, mjData* d, int id) {
   in->touch_next_valid = 0;
 }
 
-static const char* attributes[16];
+#define SVI_MAX_ATTRIBUTES 32
+static const char* attributes[SVI_MAX_ATTRIBUTES];
 
 static void fill_plugin(mjpPlugin* p) {
   const char* const* keys = svi_config_keys();
   int n = 0;
-  while (keys[n] && n < 16) { attributes[n] = keys[n]; n++; }
+  while (keys[n] && n < SVI_MAX_ATTRIBUTES) { attributes[n] = keys[n]; n++; }
   mjp_defaultPlugin(p);
   p->name = SVI_PLUGIN_NAME;
   p->capabilityflags = mjPLUGIN_PASSIVE;

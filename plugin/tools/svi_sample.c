@@ -21,7 +21,7 @@ typedef struct {
   const char* key;
   long long samples;
   int steps, threads, list, paths;
-  double h_abs, step_rel, eps;
+  double h_abs, step_rel, eps, growth;
   unsigned long long seed;
   svi_branch branch;
   svi_budget budget;
@@ -44,6 +44,8 @@ static void usage(FILE* f) {
     "  --steps N          Routh steps per sample before the final step (default: paper's N, a model's max_steps)\n"
     "  --h H              Routh step in N s (default: the paper's h, a model's step_abs)\n"
     "  --step R           Routh step relative to the reference impulse (overrides --h; default: a model's step)\n"
+    "  --growth G         budget growth a step after the first half of the steps (default: a model's step_growth;\n"
+    "                     4 with a relative step, 1 = constant h with --h and the paper's examples)\n"
     "  --eps E            epsilon of Algorithm 2 in m/s (default 1%% of max |J_n v-|)\n"
     "  --seed S           seed (default 1); same seed, same output bit for bit\n"
     "  --threads T        worker threads (default: all cores; output does not depend on it)\n"
@@ -77,6 +79,7 @@ static int parse(int argc, char** argv, options* o) {
     else if (!strcmp(a, "--steps")) { NEEDV(); long long x; if (!svi_cli_int(T, a, v, 1, 100000, &x)) return 0; o->steps = (int)x; }
     else if (!strcmp(a, "--h")) { NEEDV(); if (!svi_cli_double(T, a, v, 1e-300, 1e300, &o->h_abs)) return 0; }
     else if (!strcmp(a, "--step")) { NEEDV(); if (!svi_cli_double(T, a, v, 1e-300, 1e300, &o->step_rel)) return 0; }
+    else if (!strcmp(a, "--growth")) { NEEDV(); if (!svi_cli_double(T, a, v, 1, 1e3, &o->growth)) return 0; }
     else if (!strcmp(a, "--eps")) { NEEDV(); if (!svi_cli_double(T, a, v, 1e-300, 1e300, &o->eps)) return 0; }
     else if (!strcmp(a, "--seed")) { NEEDV(); uint64_t x; if (!svi_cli_seed(T, a, v, &x)) return 0; o->seed = x; }
     else if (!strcmp(a, "--threads")) { NEEDV(); long long x; if (!svi_cli_int(T, a, v, 1, 1024, &x)) return 0; o->threads = (int)x; }
@@ -122,6 +125,7 @@ typedef struct {
   int    plot_a, plot_b;
   double h;             /* N s; 0 = relative step */
   double step;          /* the relative step (x the reference impulse) where h = 0 */
+  double growth;        /* a model's step_growth (0: the default) */
   int    N;
   long long samples;
   int    has_native;
@@ -264,6 +268,7 @@ static int from_model(const char* path, const char* key, problem* p) {
   p->h = cfg->step_abs;
   p->step = cfg->step;   /* the model's own relative step, as the plugin's law uses it */
   p->N = cfg->max_steps;
+  p->growth = cfg->step_growth;
   p->samples = 1 << 14;
   /* native MuJoCo from the same pre-impact state */
   mjModel* mn = svi_load_xml_native(path, err, sizeof(err));
@@ -573,6 +578,7 @@ int main(int argc, char** argv) {
   cfg.routh.max_steps = o.steps > 0 ? o.steps : pb.N;
   cfg.routh.step_abs = o.step_rel > 0 ? 0 : (o.h_abs > 0 ? o.h_abs : pb.h);
   cfg.routh.step = o.step_rel > 0 ? o.step_rel : pb.step;
+  cfg.routh.step_growth = o.growth > 0 ? o.growth : pb.growth;
   cfg.routh.seed = o.seed;
   cfg.routh.branch = o.branch;
   cfg.routh.budget = o.budget;
@@ -598,9 +604,13 @@ int main(int argc, char** argv) {
   }
 
   print_problem(&pb, s, &def, vn0);
-  printf("  Routh step h = %.4g N s (%.3g x reference impulse %.4g N s), N = %d, eps = %.3g m/s, psi = %.4g\n",
+  double growth = cfg.routh.step_growth > 0 ? cfg.routh.step_growth : cfg.routh.step_abs > 0 ? 1 : 4;
+  char grew[96] = "";
+  if (growth > 1)
+    snprintf(grew, sizeof(grew), " (budgets x %g a step from step %d on)", growth, (cfg.routh.max_steps + 1) / 2 + 1);
+  printf("  Routh step h = %.4g N s (%.3g x reference impulse %.4g N s), N = %d%s, eps = %.3g m/s, psi = %.4g\n",
          st.h, st.h / fmax(svi_impact_reference_impulse(s), 1e-300), svi_impact_reference_impulse(s),
-         cfg.routh.max_steps, st.eps, st.psi);
+         cfg.routh.max_steps, grew, st.eps, st.psi);
   if (pb.ngroup > 1)
     printf("  split groups: %d groups of trees, each approximated as its own problem with its own h (the largest "
            "shown) and seed; sample k is every group's sample k\n", pb.ngroup);
