@@ -10,6 +10,7 @@
  * The velocity is tracked in contact space, u = Jbar v, updated by u += W lambda_bar; the
  * generalised velocity is formed once at the end, v+ = v0 + G Lambda.
  */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -267,17 +268,10 @@ static int finish_with_ap(svi_impact* s, const svi_routh_config* cfg, uint64_t r
   return SVI_OK;
 }
 
-/* Step k's budget scale (docs/theory.md 4.2): 1 for the first K = ceil(N/2) steps, then g^(k - K + 1)
- * with g = step_growth (0: 4 under a relative step, 1 under step_abs).  A sample that ends within
- * K steps is the constant-h sample it always was, bit for bit; one that does not (a stack of
- * boxes, whose bottom contacts must stop the whole stack with budgets a contact's own impulse
- * sets) takes coarser steps instead of running out of N and being finished by (31). */
-static double step_scale(const svi_routh_config* cfg, int N, int k) {
-  double g = cfg->step_growth > 0 ? cfg->step_growth : cfg->step_abs > 0 ? 1.0 : 4.0;
-  int k0 = (N + 1) / 2;
-  double x = 1;
-  for (int j = k0; j <= k && g != 1; j++) x *= g;
-  return x;
+/* The budget growth of a sample's second half (docs/theory.md 4.2): step_growth, 0 resolved to 4
+ * under a relative step and 1 (the paper's constant h) under step_abs. */
+static double step_growth(const svi_routh_config* cfg) {
+  return cfg->step_growth > 0 ? cfg->step_growth : cfg->step_abs > 0 ? 1.0 : 4.0;
 }
 
 double svi_routh_h(const svi_impact* s, const svi_routh_config* cfg) {
@@ -398,14 +392,23 @@ static int run_steps(svi_impact* s, const svi_routh_config* cfg, const svi_sobol
   double* lmax = s->lmax;
   int st = SVI_OK, current = -1;
   int one_at_a_time = cfg->budget == SVI_BUDGET_MIXED && mixed_one_at_a_time(dr);
+  /* step k's budgets: h p for the first K = ceil(N/2) steps, then (h p) g^(k - K + 1) (theory 4.2): a
+   * sample that ends within K steps is the constant-h sample, bit for bit; one that does not (a
+   * stack of boxes, whose bottom contacts must stop the whole stack with budgets one contact's
+   * impulse sets) takes coarser steps instead of running out of N and being finished by (31) */
+  double g = step_growth(cfg), grown = 1;
+  int k0 = g != 1 ? (N + 1) / 2 : INT_MAX;
   while (svi_min_normal(s, s->u) < -s->sep_tol) {
     int last = info->steps >= N;
     if (last && extra_budget <= 0) break;
-    double hk = h * step_scale(cfg, N, info->steps);
-    if (!last && one_at_a_time) mixed_budgets(s, dr, hk, N, info->steps, &current);
+    if (!last && one_at_a_time) mixed_budgets(s, dr, h, N, info->steps, &current);
     else
       for (int i = 0; i < nc; i++)
-        lmax[i] = last ? extra_budget : hk * budget_fraction(s, cfg, sobol, dr, N, info->steps, i, nc);
+        lmax[i] = last ? extra_budget : h * budget_fraction(s, cfg, sobol, dr, N, info->steps, i, nc);
+    if (__builtin_expect(info->steps >= k0 && !last, 0)) {   /* (h p) g^(k - K + 1), after the draw */
+      grown *= g;
+      for (int i = 0; i < nc; i++) lmax[i] *= grown;
+    }
     svi_lcp_info li;
     st = solve_step(s, cfg, dr, info->steps, info, &li);
     if (st < 0) break;

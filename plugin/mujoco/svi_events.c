@@ -991,8 +991,9 @@ static int resolve_outcome(svi_instance* in, const mjModel* m, mjData* d, event_
     if (!in->preview)
       svi_report(in, SVI_WARN_FINISH,
                  "svi.impact: the impact at t = %g was still colliding after max_steps = %d Routh steps and was "
-                 "finished by the simultaneous law (31) (a fallback, counted in finished_ap); a larger max_steps "
-                 "or step gives the set-valued law's own outcomes (docs/usage.md)", d->time, in->cfg.max_steps);
+                 "finished by the simultaneous law (31) (a fallback, counted in finished_ap); a larger max_steps, "
+                 "step or step_growth gives the set-valued law's own outcomes (docs/usage.md)", d->time,
+                 in->cfg.max_steps);
   }
   if (!acceptable(in, nc, nt, st, vplus, e->ke0) && law != SVI_LAW_SIMULTANEOUS) {
     int l2 = 0, s2 = 0, f2 = 0;
