@@ -304,7 +304,8 @@ svi_approx_config svi_approx_default_config(void);
 int svi_sobol_fits(const svi_routh_config* r, int nc);
 
 typedef struct {
-  long long samples, accepted, finished_by_ap, failed, lcps;
+  long long samples, accepted, finished_by_ap, failed, lcps;   /* finished_by_ap: 0 here (Algorithm 2
+                                                                  finishes no sample by (31): see colliding) */
   long long colliding;       /* not accepted: still approaching after N steps and the final step */
   long long rejected;        /* not accepted: failed the outcome checks on every attempt */
   long long limit_refused;   /* not accepted: would close a joint or tendon limit MuJoCo holds active,

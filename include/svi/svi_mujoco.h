@@ -213,8 +213,8 @@ int svi_event_preview_many(svi_instance* in, const mjModel* m, mjData* scratch, 
 
 /* Algorithm 2 on event i's impact problem (rebuilt on scratch, as svi_event_problem): the
  * set-valued law's post-impact set as svi-sample approximates it, `samples` outcomes with the
- * instance's step, step_abs, max_steps and branch rule, the given seed, group by group under
- * split = groups (svi_current_groups, svi_approximate_groups), Sobol budgets where a problem's
+ * instance's step, step_abs, max_steps, step_growth and branch rule, the given seed, group by
+ * group under split = groups (svi_current_groups, svi_approximate_groups), Sobol budgets where a problem's
  * nc max_steps <= SVI_SOBOL_MAXDIM (else uniform), on `threads` threads (0: one per core; the
  * outcomes do not depend on it).  qvel_out: samples x nv, the model's post-impact qvel (the
  * dofs outside the event keep their velocity); accepted (samples flags, may be NULL): 1 = in the

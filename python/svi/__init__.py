@@ -466,8 +466,8 @@ class Impacts:
 
   def approximate(self, i: int, samples: int = 4096, threads: int = 0, seed: Optional[int] = None) -> "ApproxSet":
     """Event i's post-impact set by Algorithm 2, as svi-sample approximates it: `samples` outcomes
-    of the set-valued law with the instance's step, max_steps and branch rule, Sobol budgets, on
-    `threads` threads (0: one per core; the outcomes do not depend on it); seed None is the
+    of the set-valued law with the instance's step, max_steps, step_growth and branch rule, Sobol
+    budgets, on `threads` threads (0: one per core; the outcomes do not depend on it); seed None is the
     event's own.  Another sampler than resample/preview (the same law, the per-event pattern maps):
     use it for the set, and preview/outcomes for what a given seed does in the simulation.  A sample
     that closes a joint or tendon limit MuJoCo holds active is not accepted (mj_step leaves such an
