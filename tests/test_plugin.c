@@ -1548,6 +1548,19 @@ static void test_step_growth(void) {
   CHECK(ok && s1.accepted < S / 2 && s1.colliding > S / 2,
         "stack: at a constant h most samples run out of steps (%lld of %d accepted), the hole step_growth closes",
         s1.accepted, S);
+  /* out-of-range values: below 1 is 1, NaN the default */
+  {
+    double* W = malloc(sizeof(double) * S * (size_t)nv);
+    unsigned char aw[S];
+    int lw[S];
+    svi_approx_stats sw;
+    int w1 = ok && growth_run(&def, 0.5, S, W, aw, lw, &sw) &&
+             !memcmp(W, V1, sizeof(double) * S * (size_t)nv) && sw.accepted == s1.accepted;
+    int wn = ok && growth_run(&def, NAN, S, W, aw, lw, &sw) &&
+             !memcmp(W, V4, sizeof(double) * S * (size_t)nv) && sw.accepted == s4.accepted;
+    CHECK(w1 && wn, "step_growth 0.5 acts as 1 (%d), NaN as the default (%d), bit for bit", w1, wn);
+    free(W);
+  }
   /* a sample that ends within ceil(N/2) = 5 steps is the constant-h one, bit for bit: here and on
    * the disk stack of the paper at a relative step */
   int early = 0, same = 0;

@@ -239,8 +239,9 @@ typedef struct {
   int             max_steps;   /* N; default 10 */
   double          step_growth; /* a sample still approaching after its first ceil(N/2) steps takes
                                   each later step's budgets this many times the last's (docs/
-                                  theory.md 4.2); 1: h throughout (the paper's Algorithm 1); 0 (the
-                                  default): 4 under a relative step, 1 under step_abs */
+                                  theory.md 4.2), taken in [1, 1000]; 1: h throughout (the paper's
+                                  Algorithm 1); 0 (the default; also a negative value or NaN): 4
+                                  under a relative step, 1 under step_abs */
   svi_budget      budget;
   svi_branch      branch;
   uint64_t        seed;
