@@ -381,6 +381,35 @@ class PluginFromPython(unittest.TestCase):
     self.assertTrue(np.all(o.fallback[~kept] == 3))
     self.assertTrue(np.all(o.status[~kept] == 0))
 
+  def test_stack_ends_as_the_law_with_step_growth(self):
+    """A stack of five boxes falling flat onto the floor: only the bottom box's corners approach, and
+    they must stop the whole stack with budgets one corner's impulse sets (docs/theory.md 4.2).  At
+    a constant h (step_growth 1) most samples run out of max_steps and are not the law's (the
+    plugin finishes them by (31)); with the default step_growth every one is, none gaining energy
+    and none still approaching."""
+    boxes = "".join(f"<body pos='0 0 {0.0505 + 0.1 * b:.4f}'><freejoint/><geom type='box' size='.1 .08 .05' "
+                    f"density='600'/></body>" for b in range(5))
+    def stack(growth):
+      cfg = f"<config key='step_growth' value='{growth}'/>" if growth else ""
+      return (f"<mujoco><option timestep='0.001' cone='elliptic'/><extension><plugin plugin='{svi.PLUGIN_NAME}'>"
+              f"<instance name='svi'>{cfg}</instance></plugin></extension>"
+              "<default><geom condim='3' margin='0' gap='0.0025' friction='0.7 0.005 0.0001'/></default>"
+              f"<worldbody><geom type='plane' size='5 5 .1'/>{boxes}</worldbody>"
+              "<keyframe><key name='impact' qvel='" + "0 0 -1 0 0 0 " * 5 + "'/></keyframe></mujoco>")
+    m, d, imp = first_event(stack(None))
+    self.assertEqual(len(imp), 1)
+    a = imp.approximate(0, samples=256, seed=2)
+    self.assertEqual(a.accepted.sum(), 256)
+    self.assertEqual(a.stats["colliding"], 0)
+    self.assertTrue(np.all(a.ke_after <= a.ke_before * (1 + 1e-9)))
+    self.assertTrue(np.all(a.vn_after >= -1e-6))
+    o = imp.outcomes(0, seeds=range(16))
+    self.assertTrue(np.all(o.fallback == 0))
+    m1, d1, imp1 = first_event(stack(1))
+    a1 = imp1.approximate(0, samples=256, seed=2)
+    self.assertLess(a1.accepted.sum(), 128)
+    self.assertEqual(a1.stats["colliding"], 256 - a1.accepted.sum())
+
   def test_streams_in_the_state_and_rollout(self):
     """The run's stream is part of the state: mujoco.rollout from 8 copies of one state whose
     streams are 0..7 gives the same bits on 1 and 2 threads, stream 0 is a plain mj_step loop's run,
