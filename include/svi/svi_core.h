@@ -249,6 +249,9 @@ typedef struct {
 } svi_routh_config;
 
 svi_routh_config svi_routh_default_config(void);
+/* The budget growth cfg's samples take after their first ceil(N/2) steps: step_growth in [1, 1000],
+ * or the default where it is 0, negative or NaN (4 under a relative step, 1 under step_abs). */
+double svi_routh_growth(const svi_routh_config* cfg);
 
 typedef struct {
   int    status;        /* SVI_OK, or an error (SVI_ERR_REJECTED: every attempt failed the outcome

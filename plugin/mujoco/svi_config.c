@@ -6,7 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "svi/svi_mujoco.h"
+#include "svi_mujoco_internal.h"
+
+void svi_config_routh(const svi_config* cfg, svi_routh_config* r) {
+  r->step = cfg->step;
+  r->step_abs = cfg->step_abs;
+  r->max_steps = cfg->max_steps;
+  r->step_growth = cfg->step_growth;
+  r->branch = cfg->branch;
+}
 
 svi_config svi_default_config(void) {
   svi_config c;

@@ -749,11 +749,7 @@ static int apply_law(svi_instance* in, svi_law law, uint64_t seed, long long ind
   in->lam_ready = 0;
   if (law == SVI_LAW_SETVALUED) {
     svi_routh_config rc = svi_routh_default_config();
-    rc.step = in->cfg.step;
-    rc.step_abs = in->cfg.step_abs;
-    rc.max_steps = in->cfg.max_steps;
-    rc.step_growth = in->cfg.step_growth;
-    rc.branch = in->cfg.branch;
+    svi_config_routh(&in->cfg, &rc);
     rc.seed = seed;
     if (in->ngroup > 1) return sample_groups(in, &rc, index, nc, nt, v_out, lcps, steps, finish);
     svi_sample_info info;

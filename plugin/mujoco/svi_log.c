@@ -225,11 +225,7 @@ int svi_event_approximate(svi_instance* in, const mjModel* m, mjData* scratch, i
   svi_approx_config ac = svi_approx_default_config();
   ac.samples = samples;
   ac.threads = threads;
-  ac.routh.step = cfg->step;
-  ac.routh.step_abs = cfg->step_abs;
-  ac.routh.max_steps = cfg->max_steps;
-  ac.routh.step_growth = cfg->step_growth;
-  ac.routh.branch = cfg->branch;
+  svi_config_routh(cfg, &ac.routh);
   ac.routh.seed = seed;
   svi_approx_stats local, *out = stats ? stats : &local;
   int st = svi_approximate_groups(&def, &ac, ng, dg, dg + m->nv, key, qvel_out, acc, NULL,

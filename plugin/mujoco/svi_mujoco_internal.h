@@ -4,6 +4,10 @@
 
 #include "svi/svi_mujoco.h"
 
+/* The instance's settings of the set-valued law (step, step_abs, max_steps, step_growth, branch)
+ * into r; its seed and budget are the caller's (svi_config.c) */
+void svi_config_routh(const svi_config* cfg, svi_routh_config* r);
+
 /* The instance's part of mjData.plugin_state (MuJoCo copies, resets and saves it with the state:
  * mj_copyData, mj_getState/mj_setState with mjSTATE_PLUGIN).  It holds what decides the next
  * step: the event counter and the contacts touching at the end of the previous step. */

@@ -604,7 +604,7 @@ int main(int argc, char** argv) {
   }
 
   print_problem(&pb, s, &def, vn0);
-  double growth = cfg.routh.step_growth > 0 ? cfg.routh.step_growth : cfg.routh.step_abs > 0 ? 1 : 4;
+  double growth = svi_routh_growth(&cfg.routh);
   char grew[96] = "";
   if (growth > 1)
     snprintf(grew, sizeof(grew), " (budgets x %g a step from step %d on)", growth, (cfg.routh.max_steps + 1) / 2 + 1);
