@@ -21,8 +21,9 @@
  * tests/data/quad_slide_100.xml: a new user's quadruped (nv = 22) landing on 5 x 5-point feet while
  * it slides (100 contacts, 700 rows; the thirty-fifth session).  Its dense path ended on a secondary
  * ray next to its end, and regularised retries took 3-5x its pivots.  Under the plugin's pick:
- *   - the long paths are handed over (handover_neta: 258 etas; before the thirty-fifth session only
- *     from nv <= 6 in practice: 2 781 etas here, never reached);
+ *   - the long paths are handed over, before the eta file passes 1 MiB (handover_neta: 188 etas, where the eta file reaches 1 MiB; 258
+ *     from the thirty-fifth to the thirty-ninth session; before it only from nv <= 6 in practice:
+ *     2 781 etas here, never reached);
  *   - every sample is the law's: no fallback to (31), no failed outcome check, a physical residual
  *     of at most 1e-9 in every step, energy not above the pre-impact energy.
  * The regularised retries with and without the handover are printed, not checked: the handover
@@ -119,6 +120,8 @@ static void quad_slide(const char* dir, int samples) {
            handovers, r.regularized, r0.regularized, r.bad, r.fallbacks, r.worst_ke, r.worst_vn);
     CHECK(at > 0 && handovers > 0, "the quadruped's long path was not handed over (%lld handovers in %d samples, "
           "at %d etas)", handovers, samples, at);
+    CHECK(8.0 * (at - 1) * s->n_routh < 1048576.0, "the quadruped's path handed over at %d etas on %d rows: its eta "
+          "file passed 1 MiB (handover_neta, HANDOVER_ETA_BYTES)", at, s->n_routh);
     CHECK(r.bad == 0 && r.worst_ke <= 1, "the quadruped's samples: %lld not the law's, KE+/KE- %.17g", r.bad,
           r.worst_ke);
     free(v);

@@ -31,6 +31,9 @@
 #define LOWRANK_MIN_NB 40
 /* handover_neta: no handover of a long dense path beyond this many velocities */
 #define HANDOVER_MAX_NV 30
+/* handover_neta: a long dense path hands over before its eta file outgrows this many bytes (a core's
+ * L2 cache on the project's hosts; a constant, not the host's size, so the path is the same on any) */
+#define HANDOVER_ETA_BYTES 1048576.0
 /* G's columns solved together (usolve_env_cols_u, _ut) from this many, one by one (usolve_env_u,
  * _ut) below:
  * a column alone skips the dofs of the tree's other branches, the columns together run as
@@ -1068,11 +1071,20 @@ static int lowrank_pays(int nb, int nv, int n_routh, int step_solve) {
  * nothing (31x a native step handed over at 300 etas, 33x without).  An earlier handover from
  * nv = 7 (100 for 160) was faster on new users' robots (0.79-1.01 of this rule's wall time) but
  * left the quadruped of tests/data/quad_slide_100.xml 9 regularised solves in 200 samples
- * against 5: kept as it is (docs/benchmarks-log.md, the thirty-sixth session). */
+ * against 5: kept as it is (docs/benchmarks-log.md, the thirty-sixth session).
+ * Since the fortieth speed session the eta file stops at HANDOVER_ETA_BYTES (1 MiB: k <= 131 072 / n,
+ * 188 etas at n = 700), which binds from nv = 16 on.  The rule above was fit in instructions; in
+ * wall time a dense pivot whose n k etas no longer fit a core's L2 cache runs at the next level's
+ * bandwidth, while the low-rank pivot's Y (n nv doubles) still fits.  On the 45 of 255 models whose
+ * path it changes (quadrupeds, hexapods, humanoids and three stacked plates, nv = 16-30, landing on
+ * 64-144 points while they slide or spin, among them tests/data/quad_slide_100.xml) the impact step
+ * took 0.80-1.03 of its wall time (geometric mean 0.92; an H1 humanoid spinning onto 98 points
+ * 25.7x -> 21.2x a native step); 512 KiB gave a mean of 0.89 but up to 1.13.  The quadruped's 200
+ * samples in test_lexcols take 8 regularised solves against 6 (5 on the dense path alone). */
 static int handover_neta(int nv, int n) {
   if (nv > HANDOVER_MAX_NV) return 0;
   double c = nv + 1.0;
-  double h = 160.0 * c * fmin(c * c, 49.0) / n;
+  double h = fmin(160.0 * c * fmin(c * c, 49.0), HANDOVER_ETA_BYTES / 8.0) / n;
   return h < 2 * n + 16 ? (int)ceil(h) : 0;
 }
 
