@@ -1079,7 +1079,7 @@ static int lowrank_pays(int nb, int nv, int n_routh, int step_solve) {
  * path it changes (quadrupeds, hexapods, humanoids and three stacked plates, nv = 16-30, landing on
  * 64-144 points while they slide or spin, among them tests/data/quad_slide_100.xml) the impact step
  * took 0.80-1.03 of its wall time (geometric mean 0.92; an H1 humanoid spinning onto 98 points
- * 25.7x -> 21.2x a native step); 512 KiB gave a mean of 0.89 but up to 1.13.  The quadruped's 200
+ * 25.7x -> 21.3x a native step); 512 KiB gave a mean of 0.89 but up to 1.13.  The quadruped's 200
  * samples in test_lexcols take 8 regularised solves against 6 (5 on the dense path alone). */
 static int handover_neta(int nv, int n) {
   if (nv > HANDOVER_MAX_NV) return 0;
