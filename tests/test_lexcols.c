@@ -122,8 +122,8 @@ static void quad_slide(const char* dir, int samples) {
            handovers, r.regularized, r0.regularized, r.bad, r.fallbacks, r.worst_ke, r.worst_vn);
     CHECK(at > 0 && handovers > 0, "the quadruped's long path was not handed over (%lld handovers in %d samples, "
           "at %d etas)", handovers, samples, at);
-    CHECK(8.0 * (at - 1) * s->n_routh < 1048576.0, "the quadruped's path handed over at %d etas on %d rows: its eta "
-          "file passed 1 MiB (handover_neta, HANDOVER_ETA_BYTES)", at, s->n_routh);
+    CHECK(8.0 * (at - 1) * s->n_routh < SVI_HANDOVER_ETA_BYTES, "the quadruped's path handed over at %d etas on %d "
+          "rows: its eta file passed 1 MiB (handover_neta, SVI_HANDOVER_ETA_BYTES)", at, s->n_routh);
     CHECK(r.bad == 0 && r.worst_ke <= 1, "the quadruped's samples: %lld not the law's, KE+/KE- %.17g", r.bad,
           r.worst_ke);
     free(v);

@@ -31,10 +31,6 @@
 #define LOWRANK_MIN_NB 40
 /* handover_neta: no handover of a long dense path beyond this many velocities */
 #define HANDOVER_MAX_NV 30
-/* handover_neta: a long dense path hands over once its eta file reaches about this many bytes (a
- * core's L2 cache on the project's hosts; a constant, not the host's size, so the path is the same
- * on any host) */
-#define HANDOVER_ETA_BYTES 1048576.0
 /* G's columns solved together (usolve_env_cols_u, _ut) from this many, one by one (usolve_env_u,
  * _ut) below:
  * a column alone skips the dofs of the tree's other branches, the columns together run as
@@ -1073,7 +1069,7 @@ static int lowrank_pays(int nb, int nv, int n_routh, int step_solve) {
  * nv = 7 (100 for 160) was faster on new users' robots (0.79-1.01 of this rule's wall time) but
  * left the quadruped of tests/data/quad_slide_100.xml 9 regularised solves in 200 samples
  * against 5: kept as it is (docs/benchmarks-log.md, the thirty-sixth session).
- * Since the fortieth speed session the path hands over once its eta file reaches HANDOVER_ETA_BYTES:
+ * Since the fortieth speed session the path hands over once its eta file reaches SVI_HANDOVER_ETA_BYTES:
  * k_h <= ceil(131 072 / n), 188 etas at n = 700 (the file's columns are padded to a multiple of 4
  * rows: 1.05 MB there), which binds from nv = 16 on.  Where the rule sets no handover (its point
  * beyond 2 n + 16 etas: n up to 253-344 rows at nv = 16-30) the bound sets none either; no model
@@ -1089,7 +1085,7 @@ static int handover_neta(int nv, int n) {
   if (nv > HANDOVER_MAX_NV) return 0;
   double c = nv + 1.0;
   double h = 160.0 * c * fmin(c * c, 49.0) / n;
-  return h < 2 * n + 16 ? (int)ceil(fmin(h, HANDOVER_ETA_BYTES / 8.0 / n)) : 0;
+  return h < 2 * n + 16 ? (int)ceil(fmin(h, SVI_HANDOVER_ETA_BYTES / 8.0 / n)) : 0;
 }
 
 /* W's rows on use (wp_row_on_use) instead of the whole W at set-up: for the dense Lemke's step solve

@@ -93,6 +93,10 @@ typedef enum { SVI_SOLVER_AUTO = 0, SVI_SOLVER_DENSE = 1, SVI_SOLVER_LOWRANK = 2
  * (svi_lcp.c, svi_lowrank.c) compare with it, so a handed-over path keeps the dense one's rule */
 #define SVI_LEX_TOL 1e-13
 #define SVI_PFI_NMAX 1024  /* the dense Lemke's product form up to this n, the explicit tableau beyond */
+/* svi_impact.c's handover_neta: a long dense path hands over to the low-rank Lemke once its eta file
+ * reaches about this many bytes (a core's L2 cache on the project's hosts; a constant, not the
+ * host's size, so the path is the same on any host) */
+#define SVI_HANDOVER_ETA_BYTES 1048576.0
 #define SVI_AT_NMAX 128    /* transposed LCP matrices kept up to this size */
 #define SVI_SMAP_PATTERNS 361   /* spatial pattern maps: 19^2 patterns of up to two contacts */
 #define SVI_SMAP_STRIDE 96      /* doubles a pattern: [X; U] by columns, 8 x 12 */
