@@ -61,10 +61,37 @@ static void body_mass(tprob* p, int b, uint64_t t) {
 }
 
 /* kind 0: box on N floor points; 1: floor and +x wall; 2: two stacked boxes; 3: planar body on a
- * floor and a wall; 4: general-position rows, nv 3..6 */
+ * floor and a wall; 4: general-position rows, nv 3..6; 5: two legs (check_runs): a base of 6
+ * velocities and two legs of 3 joints each, 8-23 contacts a foot, leg 0's first; in half of them
+ * leg 0's contacts 3-5 are leg 1's (a short run among leg 0's) */
 static void make_problem(tprob* p, uint64_t t, int kind) {
   memset(p, 0, sizeof(*p));
-  if (kind == 4) {
+  if (kind == 5) {
+    p->nv = 12;
+    p->nt = 2;
+    int n0 = 8 + (int)(U(t, 2) * 16), mix = U(t, 4) < 0.5;
+    p->nc = n0 + 8 + (int)(U(t, 3) * 16);
+    double A[T_NV * T_NV];   /* a dense mass matrix: the base and the joints coupled */
+    for (int i = 0; i < 144; i++) A[i] = 2 * U(t, 100 + i) - 1;
+    for (int i = 0; i < 12; i++)
+      for (int j = 0; j < 12; j++) {
+        double m = i == j ? 0.1 : 0;
+        for (int k = 0; k < 12; k++) m += A[k * 12 + i] * A[k * 12 + j];
+        p->M[i * 12 + j] = m;
+      }
+    double ez[3] = {0, 0, 1}, ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0};
+    for (int c = 0; c < p->nc; c++) {
+      int leg = c < n0 ? 0 : 1;
+      if (mix && c >= 3 && c < 6) leg = 1;
+      double* rows[3] = {p->Jn + c * 12, p->Jt + (2 * c) * 12, p->Jt + (2 * c + 1) * 12};
+      double* dirs[3] = {ez, ex, ey};
+      double r[3] = {0.3 * (2 * U(t, 400 + c) - 1) + (leg ? 0.4 : -0.4), 0.2 * (2 * U(t, 500 + c) - 1), -0.8};
+      for (int a = 0; a < 3; a++) {
+        point_row(rows[a], 12, 0, r, dirs[a], 1);
+        for (int j = 0; j < 3; j++) rows[a][6 + 3 * leg + j] = 2 * U(t, 600 + 9 * c + 3 * a + j) - 1;
+      }
+    }
+  } else if (kind == 4) {
     p->nv = 3 + (int)(U(t, 1) * 4);
     p->nc = 10 + (int)(U(t, 2) * 30);
     p->nt = U(t, 3) < 0.5 ? 1 : 2;
@@ -738,6 +765,48 @@ static void check_avx512_bits(long long P) {
   svi_impact_destroy(s);
 }
 
+/* The direction summed by runs of contacts over the velocities they reach (svi_lowrank.c,
+ * contact_runs) against one sum over every velocity (svi_lr_set_runs(0), the solver before the
+ * runs): the same status, pivots and z (a zero's sign aside: +0 and -0 compare equal) on every LCP
+ * of P two-legged problems (make_problem's kind 5: two runs, or a short run of the other leg
+ * merged), and the runs' solutions checked against the dense Lemke on the densely built LCP. */
+static void check_runs(long long P) {
+  svi_impact* s = workspace(SVI_SOLVER_LOWRANK, 0);
+  lcp_bufs b;
+  CHECK(s != NULL && lcp_bufs_make(&b), "workspace and buffers");
+  if (!s || !b.ord) return;
+  tally ty;
+  memset(&ty, 0, sizeof(ty));
+  long long lcps = 0, differ = 0, multi = 0, probs = 0;
+  tprob p;
+  for (long long k = 0; k < P; k++) {
+    if (!set_up(s, &p, (uint64_t)(500000 + k), 5, k)) continue;
+    svi_impact_dense(s);
+    probs++;
+    for (int rep = 0; rep < 6; rep++) {
+      int routh = rep < 4, n = routh ? s->n_routh : s->n_ap;
+      svi_lcp_info i1, i2;
+      int s1 = compare_one(s, (uint64_t)(500000 + k), rep, &b, &ty, &i1);
+      if (rep == 0) multi += svi_lr_runs(s->lr) >= 2;
+      svi_lr_set_runs(s->lr, 0);
+      int s2 = lr_solve_bufs(s, routh, &b, b.z2, &i2);
+      svi_lr_set_runs(s->lr, 1);
+      int same = s1 == s2 && i1.pivots == i2.pivots;
+      for (int i = 0; same && i < n; i++) same = b.z1[i] == b.z2[i];
+      lcps++;
+      differ += !same;
+    }
+  }
+  printf("low-rank Lemke by runs of contacts against one run: %lld two-legged problems (%lld in two runs), "
+         "%lld LCPs, %lld differ; against the dense Lemke: both solved %lld, same v' %lld, worst residual %.2e\n",
+         probs, multi, lcps, differ, ty.both_ok, ty.same_v, ty.worst_res);
+  CHECK(differ == 0, "%lld of %lld low-rank solves differ by runs and in one run", differ, lcps);
+  CHECK(multi * 4 >= probs, "only %lld of %lld two-legged problems in two runs", multi, probs);
+  check_tally(&ty, "low-rank by runs");
+  lcp_bufs_free(&b);
+  svi_impact_destroy(s);
+}
+
 int main(int argc, char** argv) {
   long long P = argc > 1 ? atoll(argv[1]) : 600;
   const char* sc = getenv("SVI_TEST_SCALE");
@@ -749,6 +818,7 @@ int main(int argc, char** argv) {
   check_handover(P);
   check_eta_layer(P / 3 < 200 ? 200 : P / 3);   /* the tally allows one failure in 200 LCPs */
   check_avx512_bits(P / 3);
+  check_runs(P / 3);
   tally ty;
   memset(&ty, 0, sizeof(ty));
   long long samples = 0, accepted = 0, invalid = 0, same_outcome = 0, compared = 0;

@@ -82,6 +82,10 @@ void    svi_lr_eta_counts(const svi_lr* w, long long* dirs, long long* rebases, 
  * as a whole one and the lists compared (lex_filter_verified); the checks made and failed since
  * w was made, and of the checks the local filters' */
 void    svi_lr_set_verify(svi_lr* w, int on);
+/* tests: off, the direction sums over every velocity in one run, as before the runs of contacts
+ * that reach the same velocities (svi_lowrank.c, contact_runs); the runs of w's last solve */
+void    svi_lr_set_runs(svi_lr* w, int on);
+int     svi_lr_runs(const svi_lr* w);
 void    svi_lr_verify_counts(const svi_lr* w, long long* checks, long long* fails);
 long long svi_lr_verify_local(const svi_lr* w);
 

@@ -88,6 +88,12 @@ struct svi_lr {
   long long vchecks, vfails, vlocal;   /* vlocal: of the checks, lex_filter_local's */
   int* vcand;                        /* verify's scratch: two lists of candidates */
   double* vcol;                      /* verify's scratch: the path's dir kept, and the column */
+  /* the velocities each contact's rows of Jbar reach (bit k: dof k), and runs of contacts that
+   * direction() combines over their own velocities only (run r: contacts run_start[r] to
+   * run_start[r + 1] - 1, velocities run_mask[r]) */
+  uint64_t *cmask, *run_mask;
+  int *run_start, nrun;
+  int runs_off;                      /* svi_lr_set_runs(w, 0): one run over every velocity (tests) */
 };
 
 static void* xalloc(size_t n) { return calloc(n ? n : 1, 1); }
@@ -154,6 +160,9 @@ svi_lr* svi_lr_create(int nc_max, int nv_max) {
   w->isdirty = xalloc((size_t)nc_max);
   w->vcol = xalloc(sizeof(double) * 2 * (n + 8));
   w->vcand = xalloc(sizeof(int) * 2 * (size_t)n);
+  w->cmask = xalloc(sizeof(uint64_t) * nc_max);
+  w->run_mask = xalloc(sizeof(uint64_t) * nc_max);
+  w->run_start = xalloc(sizeof(int) * (nc_max + 1));
   for (int k = 0; w->lidx && k <= n; k++) w->lidx[k] = -1;
   for (int k = 0; w->cache && k < LR_CACHE; k++) w->cache[k].code = UINT32_MAX;
   if (!w->orig || !w->slot_of || !w->jrow || !w->rowpos || !w->cont || !w->st || !w->x || !w->dir || !w->q ||
@@ -161,7 +170,8 @@ svi_lr* svi_lr_create(int nc_max, int nv_max) {
       !w->Cd || !w->GN || !w->nfree || !w->ncons || !w->freecol || !w->dpos || !w->ident || !w->defect ||
       !w->Sv || !w->S0 || !w->Slu || !w->Slt || !w->R || !w->u || !w->piv || !w->cand || !w->byrow ||
       !w->lexcol || !w->lexdir || !w->mark || !w->cache || !w->sb || !w->eta || !w->lval ||
-      !w->eta_pos || !w->moved || !w->pos_of || !w->lidx || !w->llist || !w->dirty || !w->touched || !w->isdirty || !w->vcol || !w->vcand) {
+      !w->eta_pos || !w->moved || !w->pos_of || !w->lidx || !w->llist || !w->dirty || !w->touched || !w->isdirty || !w->vcol || !w->vcand ||
+      !w->cmask || !w->run_mask || !w->run_start) {
     svi_lr_destroy(w);
     return NULL;
   }
@@ -174,7 +184,8 @@ void svi_lr_destroy(svi_lr* w) {
                w->bslot, w->Yt, w->Yt0, w->Ys, w->E, w->N, w->C, w->CJ, w->Cd, w->GN, w->nfree, w->ncons,
                w->freecol, w->dpos, w->ident, w->defect, w->Sv, w->S0, w->Slu, w->Slt, w->R, w->u, w->piv,
                w->cand, w->byrow, w->lexcol, w->lexdir, w->mark, w->cache, w->sb, w->eta, w->lval,
-               w->eta_pos, w->moved, w->pos_of, w->lidx, w->llist, w->dirty, w->touched, w->isdirty, w->vcol, w->vcand};
+               w->eta_pos, w->moved, w->pos_of, w->lidx, w->llist, w->dirty, w->touched, w->isdirty, w->vcol, w->vcand,
+               w->cmask, w->run_mask, w->run_start};
   for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) free(p[i]);
   free(w);
 }
@@ -676,6 +687,17 @@ SVI_SIMD static void combine_columns(int n, double a, const double* restrict y0,
     }
     memcpy(dir + j, t, sizeof(t));
   }
+  for (; j + 4 <= n; j += 4) {   /* a run's last vectors (direction) */
+    svi_v4d t, y;
+    memcpy(&y, y0 + j, sizeof(y));
+    t = av * y;
+    for (int m = 0; m < nk; m++) {
+      const svi_v4d uv = {um[m], um[m], um[m], um[m]};
+      memcpy(&y, rows[m] + j, sizeof(y));
+      t += uv * y;
+    }
+    memcpy(dir + j, &t, sizeof(t));
+  }
   for (; j < n; j++) {
     double v = a * y0[j];
     for (int m = 0; m < nk; m++) v += um[m] * rows[m][j];
@@ -722,25 +744,33 @@ __attribute__((target("avx512f"))) static void combine_columns_512(int n, double
 #endif
 
 /* dir = B^-1 a for the column a with local part b at contact c and global part bg, every slot
- * (Y and y0 are zero on the missing slot, so is dir) */
+ * (Y and y0 are zero on the missing slot, so is dir).  The sum over velocities runs by the runs
+ * of contact_runs, each over its own velocities: a velocity no row of the run reaches has Y = 0
+ * there, and adding u_k 0 changes no entry but the sign of an exact zero. */
 static void direction(svi_lr* w, int c, const double* b, const double* bg) {
   int nv = w->nv, n = w->n, p = w->p;
   global_solve_local(w, c, b, bg);
   double* dir = w->dir;
   const double* u = w->u;
-  const double* rows[64];
-  double um[64];
-  int nk = 0;
-  for (int k = 0; k < nv; k++)
-    if (u[k] != 0) {
-      rows[nk] = w->Yt + (size_t)k * n;
+  double a = w->z0_active ? u[nv] : 0.0;
+  uint64_t nz = 0;   /* the velocities with u_k != 0 */
+  for (int k = 0; k < nv; k++) nz |= (uint64_t)(u[k] != 0) << k;
+  for (int r = 0; r < w->nrun; r++) {
+    int j0 = w->run_start[r] * p, len = (w->run_start[r + 1] - w->run_start[r]) * p;
+    const double* rows[64];
+    double um[64];
+    int nk = 0;
+    for (uint64_t m = w->run_mask[r] & nz; m; m &= m - 1) {   /* in increasing k */
+      int k = __builtin_ctzll(m);
+      rows[nk] = w->Yt + (size_t)k * n + j0;
       um[nk++] = u[k];
     }
 #ifdef SVI_AVX2_KERNELS
-  if (svi_have_avx512()) combine_columns_512(n, w->z0_active ? u[nv] : 0.0, w->y0, nk, rows, um, dir);
-  else
+    if (svi_have_avx512()) combine_columns_512(len, a, w->y0 + j0, nk, rows, um, dir + j0);
+    else
 #endif
-  combine_columns(n, w->z0_active ? u[nv] : 0.0, w->y0, nk, rows, um, dir);
+    combine_columns(len, a, w->y0 + j0, nk, rows, um, dir + j0);
+  }
   int fcol = nv + w->z0_active;
   for (int k = 0; k < w->ndefect; k++) {
     int i = w->defect[k];
@@ -1149,6 +1179,9 @@ void svi_lr_eta_counts(const svi_lr* w, long long* dirs, long long* rebases, lon
 
 /* no etas: every basic slot in its own position (all: a new basis; moved: only the slots the
  * pivots since the base moved, O(k) instead of O(n)) */
+void svi_lr_set_runs(svi_lr* w, int on) { w->runs_off = !on; }
+int svi_lr_runs(const svi_lr* w) { return w ? w->nrun : 0; }
+
 static void lr_reset_etas(svi_lr* w, int all) {
   for (int t = 0; t < w->neta; t++) w->touched[w->eta_pos[t]] = 0;
   w->neta = 0;
@@ -1539,6 +1572,53 @@ static double refined_residual(svi_lr* w, const svi_lcp_options* o, const double
 /* Drop-in for svi_lcp_lemke_perturbed on the impact LCP of s: (75) when routh, else (31).
  * q, d, order, sign, z in the LCP's own (original) indices.  opt must carry the physical units
  * (svi_impact_lcp_options). */
+/* The velocities each contact reaches, and the runs direction() sums over (theory 5.2, "Each
+ * contact's own velocities").  Y_i = E_i (P Jbar)_i mixes only contact i's rows of Jbar, so its
+ * column k is zero wherever none of them reaches velocity k (a leg's contact and the other legs'
+ * joints, a box and the other boxes).  Consecutive contacts that reach the same velocities make a
+ * run; a run of fewer than LR_RUN_MIN contacts joins the run before it (the first the run after
+ * it), with the union of their velocities, so that no run is shorter than a few vectors. */
+#define LR_RUN_MIN 8
+static void contact_runs(svi_lr* w) {
+  int nc = w->nc, nv = w->nv, nd = w->nd, nr = 0;
+  const double* J = w->s->Jbar;
+  for (int i = 0; i < nc; i++) {
+    uint64_t m = 0;
+    for (int r = -1; r < nd; r++) {   /* the normal row, then the friction rows (layout's jrow) */
+      const double* row = J + (size_t)(r < 0 ? i : nc + i * nd + r) * nv;
+      for (int k = 0; k < nv; k++) m |= (uint64_t)(row[k] != 0) << k;
+    }
+    w->cmask[i] = m;
+    if (nr > 0 && m == w->run_mask[nr - 1]) continue;
+    w->run_start[nr] = i;
+    w->run_mask[nr++] = m;
+  }
+  w->run_start[nr] = nc;
+  if (w->runs_off && nc > 0) {
+    w->run_start[1] = nc;
+    w->run_mask[0] = nv == 64 ? ~(uint64_t)0 : ((uint64_t)1 << nv) - 1;
+    nr = 1;
+  }
+  int m = 0;   /* the merged runs, in place (m <= r: run_start[r + 1] is still the original) */
+  for (int r = 0; r < nr; r++) {
+    if (m > 0 && w->run_start[r + 1] - w->run_start[r] < LR_RUN_MIN) {
+      w->run_mask[m - 1] |= w->run_mask[r];
+      continue;
+    }
+    w->run_start[m] = w->run_start[r];
+    w->run_mask[m++] = w->run_mask[r];
+  }
+  w->run_start[m] = nc;
+  if (m > 1 && w->run_start[1] < LR_RUN_MIN) {   /* a short first run joins the second */
+    w->run_mask[1] |= w->run_mask[0];
+    w->run_start[1] = 0;
+    memmove(w->run_start, w->run_start + 1, sizeof(int) * (size_t)m);
+    memmove(w->run_mask, w->run_mask + 1, sizeof(uint64_t) * (size_t)(m - 1));
+    m--;
+  }
+  w->nrun = m;
+}
+
 static int lr_solve(svi_lr* w, const svi_impact* s, int routh, const double* q, const double* d,
                     const int* order, const double* sign, const svi_lcp_options* opt, double* z,
                     svi_lcp_info* info, const svi_lcp_basis* start) {
@@ -1571,6 +1651,7 @@ static int lr_solve(svi_lr* w, const svi_impact* s, int routh, const double* q, 
     w->q[j] = q[w->orig[j]];
     w->d[j] = d ? d[w->orig[j]] : 1.0;
   }
+  contact_runs(w);
   svi_lcp_options o = opt ? *opt : svi_lcp_default_options();
   double mnorm = routh ? s->anorm_routh : s->anorm_ap;
   int max_iter = o.max_iter > 0 ? o.max_iter : 50 * n + 10;
