@@ -88,10 +88,9 @@ struct svi_lr {
   long long vchecks, vfails, vlocal;   /* vlocal: of the checks, lex_filter_local's */
   int* vcand;                        /* verify's scratch: two lists of candidates */
   double* vcol;                      /* verify's scratch: the path's dir kept, and the column */
-  /* the velocities each contact's rows of Jbar reach (bit k: dof k), and runs of contacts that
-   * direction() combines over their own velocities only (run r: contacts run_start[r] to
-   * run_start[r + 1] - 1, velocities run_mask[r]) */
-  uint64_t *cmask, *run_mask;
+  /* runs of contacts that direction() combines over the velocities they reach only (run r:
+   * contacts run_start[r] to run_start[r + 1] - 1, velocities run_mask[r], bit k: dof k) */
+  uint64_t* run_mask;
   int *run_start, nrun;
   int runs_off;                      /* svi_lr_set_runs(w, 0): one run over every velocity (tests) */
 };
@@ -160,7 +159,6 @@ svi_lr* svi_lr_create(int nc_max, int nv_max) {
   w->isdirty = xalloc((size_t)nc_max);
   w->vcol = xalloc(sizeof(double) * 2 * (n + 8));
   w->vcand = xalloc(sizeof(int) * 2 * (size_t)n);
-  w->cmask = xalloc(sizeof(uint64_t) * nc_max);
   w->run_mask = xalloc(sizeof(uint64_t) * nc_max);
   w->run_start = xalloc(sizeof(int) * (nc_max + 1));
   for (int k = 0; w->lidx && k <= n; k++) w->lidx[k] = -1;
@@ -171,7 +169,7 @@ svi_lr* svi_lr_create(int nc_max, int nv_max) {
       !w->Sv || !w->S0 || !w->Slu || !w->Slt || !w->R || !w->u || !w->piv || !w->cand || !w->byrow ||
       !w->lexcol || !w->lexdir || !w->mark || !w->cache || !w->sb || !w->eta || !w->lval ||
       !w->eta_pos || !w->moved || !w->pos_of || !w->lidx || !w->llist || !w->dirty || !w->touched || !w->isdirty || !w->vcol || !w->vcand ||
-      !w->cmask || !w->run_mask || !w->run_start) {
+      !w->run_mask || !w->run_start) {
     svi_lr_destroy(w);
     return NULL;
   }
@@ -185,7 +183,7 @@ void svi_lr_destroy(svi_lr* w) {
                w->freecol, w->dpos, w->ident, w->defect, w->Sv, w->S0, w->Slu, w->Slt, w->R, w->u, w->piv,
                w->cand, w->byrow, w->lexcol, w->lexdir, w->mark, w->cache, w->sb, w->eta, w->lval,
                w->eta_pos, w->moved, w->pos_of, w->lidx, w->llist, w->dirty, w->touched, w->isdirty, w->vcol, w->vcand,
-               w->cmask, w->run_mask, w->run_start};
+               w->run_mask, w->run_start};
   for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) free(p[i]);
   free(w);
 }
@@ -746,7 +744,8 @@ __attribute__((target("avx512f"))) static void combine_columns_512(int n, double
 /* dir = B^-1 a for the column a with local part b at contact c and global part bg, every slot
  * (Y and y0 are zero on the missing slot, so is dir).  The sum over velocities runs by the runs
  * of contact_runs, each over its own velocities: a velocity no row of the run reaches has Y = 0
- * there, and adding u_k 0 changes no entry but the sign of an exact zero. */
+ * there, and adding u_k 0 changes no entry but the sign of an exact zero (for a finite u; a
+ * non-finite one fails the solve's residual either way). */
 static void direction(svi_lr* w, int c, const double* b, const double* bg) {
   int nv = w->nv, n = w->n, p = w->p;
   global_solve_local(w, c, b, bg);
@@ -1177,11 +1176,13 @@ void svi_lr_eta_counts(const svi_lr* w, long long* dirs, long long* rebases, lon
   *early = w ? w->early : 0;
 }
 
-/* no etas: every basic slot in its own position (all: a new basis; moved: only the slots the
- * pivots since the base moved, O(k) instead of O(n)) */
-void svi_lr_set_runs(svi_lr* w, int on) { w->runs_off = !on; }
+void svi_lr_set_runs(svi_lr* w, int on) {
+  if (w) w->runs_off = !on;
+}
 int svi_lr_runs(const svi_lr* w) { return w ? w->nrun : 0; }
 
+/* no etas: every basic slot in its own position (all: a new basis; moved: only the slots the
+ * pivots since the base moved, O(k) instead of O(n)) */
 static void lr_reset_etas(svi_lr* w, int all) {
   for (int t = 0; t < w->neta; t++) w->touched[w->eta_pos[t]] = 0;
   w->neta = 0;
@@ -1569,9 +1570,6 @@ static double refined_residual(svi_lr* w, const svi_lcp_options* o, const double
   return res;
 }
 
-/* Drop-in for svi_lcp_lemke_perturbed on the impact LCP of s: (75) when routh, else (31).
- * q, d, order, sign, z in the LCP's own (original) indices.  opt must carry the physical units
- * (svi_impact_lcp_options). */
 /* The velocities each contact reaches, and the runs direction() sums over (theory 5.2, "Each
  * contact's own velocities").  Y_i = E_i (P Jbar)_i mixes only contact i's rows of Jbar, so its
  * column k is zero wherever none of them reaches velocity k (a leg's contact and the other legs'
@@ -1588,7 +1586,6 @@ static void contact_runs(svi_lr* w) {
       const double* row = J + (size_t)(r < 0 ? i : nc + i * nd + r) * nv;
       for (int k = 0; k < nv; k++) m |= (uint64_t)(row[k] != 0) << k;
     }
-    w->cmask[i] = m;
     if (nr > 0 && m == w->run_mask[nr - 1]) continue;
     w->run_start[nr] = i;
     w->run_mask[nr++] = m;
@@ -1619,6 +1616,9 @@ static void contact_runs(svi_lr* w) {
   w->nrun = m;
 }
 
+/* Drop-in for svi_lcp_lemke_perturbed on the impact LCP of s: (75) when routh, else (31).
+ * q, d, order, sign, z in the LCP's own (original) indices.  opt must carry the physical units
+ * (svi_impact_lcp_options). */
 static int lr_solve(svi_lr* w, const svi_impact* s, int routh, const double* q, const double* d,
                     const int* order, const double* sign, const svi_lcp_options* opt, double* z,
                     svi_lcp_info* info, const svi_lcp_basis* start) {
