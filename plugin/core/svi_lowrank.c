@@ -93,6 +93,7 @@ struct svi_lr {
   uint64_t* run_mask;
   int *run_start, nrun;
   int runs_off;                      /* svi_lr_set_runs(w, 0): one run over every velocity (tests) */
+  const svi_impact* ev;              /* the event the runs are for (svi_lr_event) */
 };
 
 static void* xalloc(size_t n) { return calloc(n ? n : 1, 1); }
@@ -1176,8 +1177,63 @@ void svi_lr_eta_counts(const svi_lr* w, long long* dirs, long long* rebases, lon
   *early = w ? w->early : 0;
 }
 
+/* The velocities each contact of s reaches, and the runs direction() sums over (theory 5.2, "Each
+ * contact's own velocities").  Y_i = E_i (P Jbar)_i mixes only contact i's rows of Jbar, so its
+ * column k is zero wherever none of them reaches velocity k (a leg's contact and the other legs'
+ * joints, a box and the other boxes).  Consecutive contacts that reach the same velocities make a
+ * run; a run of fewer than LR_RUN_MIN contacts joins the run before it (the first the run after
+ * it), with the union of their velocities, so that no run is shorter than a few vectors.  Under
+ * svi_lr_set_runs(w, 0) one run of every contact over every velocity. */
+#define LR_RUN_MIN 8
+static void contact_runs(svi_lr* w, const svi_impact* s) {
+  int nc = s->nc, nv = s->nv, nd = s->nd, nr = 0;
+  if (w->runs_off) {
+    w->run_start[0] = 0;
+    w->run_start[1] = nc;
+    w->run_mask[0] = nv == 64 ? ~(uint64_t)0 : ((uint64_t)1 << nv) - 1;
+    w->nrun = nc > 0;
+    return;
+  }
+  for (int i = 0; i < nc; i++) {
+    uint64_t m = 0;
+    for (int r = -1; r < nd; r++) {   /* the normal row, then the friction rows (layout's jrow) */
+      const double* row = s->Jbar + (size_t)(r < 0 ? i : nc + i * nd + r) * nv;
+      for (int k = 0; k < nv; k++) m |= (uint64_t)(row[k] != 0) << k;
+    }
+    if (nr > 0 && m == w->run_mask[nr - 1]) continue;
+    w->run_start[nr] = i;
+    w->run_mask[nr++] = m;
+  }
+  w->run_start[nr] = nc;
+  int m = 0;   /* the merged runs, in place (m <= r: run_start[r + 1] is still the original) */
+  for (int r = 0; r < nr; r++) {
+    if (m > 0 && w->run_start[r + 1] - w->run_start[r] < LR_RUN_MIN) {
+      w->run_mask[m - 1] |= w->run_mask[r];
+      continue;
+    }
+    w->run_start[m] = w->run_start[r];
+    w->run_mask[m++] = w->run_mask[r];
+  }
+  w->run_start[m] = nc;
+  if (m > 1 && w->run_start[1] < LR_RUN_MIN) {   /* a short first run joins the second */
+    w->run_mask[1] |= w->run_mask[0];
+    w->run_start[1] = 0;
+    memmove(w->run_start, w->run_start + 1, sizeof(int) * (size_t)m);
+    memmove(w->run_mask, w->run_mask + 1, sizeof(uint64_t) * (size_t)(m - 1));
+    m--;
+  }
+  w->nrun = m;
+}
+
+void svi_lr_event(svi_lr* w, const svi_impact* s) {
+  w->ev = s->nv <= 64 && s->nc <= w->nc_max ? s : NULL;
+  if (w->ev) contact_runs(w, s);
+}
+
 void svi_lr_set_runs(svi_lr* w, int on) {
-  if (w) w->runs_off = !on;
+  if (!w) return;
+  w->runs_off = !on;
+  if (w->ev) contact_runs(w, w->ev);
 }
 int svi_lr_runs(const svi_lr* w) { return w ? w->nrun : 0; }
 
@@ -1570,52 +1626,6 @@ static double refined_residual(svi_lr* w, const svi_lcp_options* o, const double
   return res;
 }
 
-/* The velocities each contact reaches, and the runs direction() sums over (theory 5.2, "Each
- * contact's own velocities").  Y_i = E_i (P Jbar)_i mixes only contact i's rows of Jbar, so its
- * column k is zero wherever none of them reaches velocity k (a leg's contact and the other legs'
- * joints, a box and the other boxes).  Consecutive contacts that reach the same velocities make a
- * run; a run of fewer than LR_RUN_MIN contacts joins the run before it (the first the run after
- * it), with the union of their velocities, so that no run is shorter than a few vectors. */
-#define LR_RUN_MIN 8
-static void contact_runs(svi_lr* w) {
-  int nc = w->nc, nv = w->nv, nd = w->nd, nr = 0;
-  const double* J = w->s->Jbar;
-  for (int i = 0; i < nc; i++) {
-    uint64_t m = 0;
-    for (int r = -1; r < nd; r++) {   /* the normal row, then the friction rows (layout's jrow) */
-      const double* row = J + (size_t)(r < 0 ? i : nc + i * nd + r) * nv;
-      for (int k = 0; k < nv; k++) m |= (uint64_t)(row[k] != 0) << k;
-    }
-    if (nr > 0 && m == w->run_mask[nr - 1]) continue;
-    w->run_start[nr] = i;
-    w->run_mask[nr++] = m;
-  }
-  w->run_start[nr] = nc;
-  if (w->runs_off && nc > 0) {
-    w->run_start[1] = nc;
-    w->run_mask[0] = nv == 64 ? ~(uint64_t)0 : ((uint64_t)1 << nv) - 1;
-    nr = 1;
-  }
-  int m = 0;   /* the merged runs, in place (m <= r: run_start[r + 1] is still the original) */
-  for (int r = 0; r < nr; r++) {
-    if (m > 0 && w->run_start[r + 1] - w->run_start[r] < LR_RUN_MIN) {
-      w->run_mask[m - 1] |= w->run_mask[r];
-      continue;
-    }
-    w->run_start[m] = w->run_start[r];
-    w->run_mask[m++] = w->run_mask[r];
-  }
-  w->run_start[m] = nc;
-  if (m > 1 && w->run_start[1] < LR_RUN_MIN) {   /* a short first run joins the second */
-    w->run_mask[1] |= w->run_mask[0];
-    w->run_start[1] = 0;
-    memmove(w->run_start, w->run_start + 1, sizeof(int) * (size_t)m);
-    memmove(w->run_mask, w->run_mask + 1, sizeof(uint64_t) * (size_t)(m - 1));
-    m--;
-  }
-  w->nrun = m;
-}
-
 /* Drop-in for svi_lcp_lemke_perturbed on the impact LCP of s: (75) when routh, else (31).
  * q, d, order, sign, z in the LCP's own (original) indices.  opt must carry the physical units
  * (svi_impact_lcp_options). */
@@ -1627,6 +1637,7 @@ static int lr_solve(svi_lr* w, const svi_impact* s, int routh, const double* q, 
   memset(info, 0, sizeof(*info));
   int nc = s->nc, nd = s->nd, n = routh ? s->n_routh : s->n_ap;
   if (!w || nc > w->nc_max || s->nv > w->nv_max || s->nv > 64) return info->status = SVI_ERR_CAPACITY;
+  if (w->ev != s) svi_lr_event(w, s);   /* s not set up with this lr (svi_impact_setup): its runs now */
   memset(z, 0, sizeof(double) * n);
   for (int i = 0; i < n; i++)
     if (!isfinite(q[i]) || (d && !(d[i] > 0 && isfinite(d[i])))) return info->status = SVI_ERR_NONFINITE;
@@ -1651,7 +1662,6 @@ static int lr_solve(svi_lr* w, const svi_impact* s, int routh, const double* q, 
     w->q[j] = q[w->orig[j]];
     w->d[j] = d ? d[w->orig[j]] : 1.0;
   }
-  contact_runs(w);
   svi_lcp_options o = opt ? *opt : svi_lcp_default_options();
   double mnorm = routh ? s->anorm_routh : s->anorm_ap;
   int max_iter = o.max_iter > 0 ? o.max_iter : 50 * n + 10;
