@@ -69,8 +69,9 @@ typedef long long svi_v4i __attribute__((vector_size(32)));
 typedef struct svi_lr svi_lr;
 svi_lr* svi_lr_create(int nc_max, int nv_max);
 void    svi_lr_destroy(svi_lr* w);
-/* svi_impact_setup, once an event (Jbar made): the runs of contacts that reach the same velocities,
- * which every low-rank direction of the event sums by (svi_lowrank.c, contact_runs) */
+/* svi_impact_setup, once an event: forgets the runs of contacts that reach the same velocities,
+ * which every low-rank direction of an event sums by (svi_lowrank.c, contact_runs); the event's
+ * first low-rank solve makes them from its Jbar */
 void    svi_lr_event(svi_lr* w, const svi_impact* s);
 /* tests and benchmarks: the pivots kept as etas between two refactors of the low-rank basis
  * (svi_lowrank.c, lr_eta_max), k > 0 that many, at most 32 (1: a refactor every pivot), k <= 0
@@ -86,7 +87,8 @@ void    svi_lr_eta_counts(const svi_lr* w, long long* dirs, long long* rebases, 
  * w was made, and of the checks the local filters' */
 void    svi_lr_set_verify(svi_lr* w, int on);
 /* tests: off, the direction sums over every velocity in one run, as before the runs of contacts
- * that reach the same velocities (svi_lowrank.c, contact_runs); the runs of w's event */
+ * that reach the same velocities (svi_lowrank.c, contact_runs; made again by the next solve); the
+ * runs of w's event once a low-rank solve has made them, else 0 */
 void    svi_lr_set_runs(svi_lr* w, int on);
 int     svi_lr_runs(const svi_lr* w);
 void    svi_lr_verify_counts(const svi_lr* w, long long* checks, long long* fails);
