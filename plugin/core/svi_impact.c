@@ -1164,7 +1164,7 @@ int svi_impact_setup(svi_impact* s, const svi_problem_def* def, char* err, int e
   s->gram = !s->lowrank && wrows_pay(s);   /* W's Gram form (build_delassus) */
   s->wrows = s->gram && !s->no_wrows;
   build_jbar(s, def);
-  svi_lr_event(s->lr, s);   /* the runs of the last event forgotten: the first low-rank solve makes them */
+  svi_lr_event(s->lr);   /* the runs of the last event forgotten: the first low-rank solve makes them */
   build_g(s);
   jbar_times(s, s->v0, s->u0, 0);
   if (s->wrows) memset(s->w_row_ok, 0, (size_t)s->nb);

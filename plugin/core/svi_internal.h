@@ -72,7 +72,7 @@ void    svi_lr_destroy(svi_lr* w);
 /* svi_impact_setup, once an event: forgets the runs of contacts that reach the same velocities,
  * which every low-rank direction of an event sums by (svi_lowrank.c, contact_runs); the event's
  * first low-rank solve makes them from its Jbar */
-void    svi_lr_event(svi_lr* w, const svi_impact* s);
+void    svi_lr_event(svi_lr* w);
 /* tests and benchmarks: the pivots kept as etas between two refactors of the low-rank basis
  * (svi_lowrank.c, lr_eta_max), k > 0 that many, at most 32 (1: a refactor every pivot), k <= 0
  * the rule */

@@ -1234,17 +1234,11 @@ static void contact_runs(svi_lr* w, const svi_impact* s) {
   w->nrun = m;
 }
 
-/* The runs of s's event, made by the event's first low-rank solve (lr_solve) and kept by the rest:
- * svi_impact_setup forgets them (svi_lr_event), so that an event solved by the dense Lemke alone
- * (its path never handed over) does not make them (the robot on 98 contacts of table C: 1.8 % of
- * its impact step's instructions) */
-static void lr_runs_for(svi_lr* w, const svi_impact* s) {
-  w->ev = s->nv <= 64 && s->nc <= w->nc_max ? s : NULL;
-  if (w->ev) contact_runs(w, s);
-}
-
-void svi_lr_event(svi_lr* w, const svi_impact* s) {
-  (void)s;
+/* The runs of an event are made by its first low-rank solve (lr_solve) and kept by the rest:
+ * svi_impact_setup forgets them here, so that an event solved by the dense Lemke alone (its path
+ * never handed over) does not make them (the robot on 98 contacts of table C: 1.8 % of its impact
+ * step's instructions) */
+void svi_lr_event(svi_lr* w) {
   if (w) w->ev = NULL;
 }
 
@@ -1655,7 +1649,10 @@ static int lr_solve(svi_lr* w, const svi_impact* s, int routh, const double* q, 
   memset(info, 0, sizeof(*info));
   int nc = s->nc, nd = s->nd, n = routh ? s->n_routh : s->n_ap;
   if (!w || nc > w->nc_max || s->nv > w->nv_max || s->nv > 64) return info->status = SVI_ERR_CAPACITY;
-  if (w->ev != s) lr_runs_for(w, s);   /* the event's first low-rank solve: its runs */
+  if (w->ev != s) {   /* the event's first low-rank solve: its runs (svi_lr_event) */
+    w->ev = s;
+    contact_runs(w, s);
+  }
   memset(z, 0, sizeof(double) * n);
   for (int i = 0; i < n; i++)
     if (!isfinite(q[i]) || (d && !(d[i] > 0 && isfinite(d[i])))) return info->status = SVI_ERR_NONFINITE;

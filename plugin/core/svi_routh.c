@@ -271,13 +271,11 @@ static int finish_with_ap(svi_impact* s, const svi_routh_config* cfg, uint64_t r
 /* The budget growth of a sample's second half (docs/theory.md 4.2): step_growth taken in [1, 1000]
  * (the MJCF key's range); 0, a negative value or NaN: the default, 4 under a relative step and 1
  * (the paper's constant h) under step_abs. */
-static inline double step_growth(const svi_routh_config* cfg) {
+double svi_routh_growth(const svi_routh_config* cfg) {
   double g = cfg->step_growth;
   if (!(g > 0)) return cfg->step_abs > 0 ? 1.0 : 4.0;
   return g < 1 ? 1.0 : g > 1e3 ? 1e3 : g;
 }
-
-double svi_routh_growth(const svi_routh_config* cfg) { return step_growth(cfg); }
 
 double svi_routh_h(const svi_impact* s, const svi_routh_config* cfg) {
   if (cfg->step_abs > 0) return cfg->step_abs;
@@ -401,7 +399,7 @@ static int run_steps(svi_impact* s, const svi_routh_config* cfg, const svi_sobol
    * sample that ends within K steps is the constant-h sample, bit for bit; one that does not (a
    * stack of boxes, whose bottom contacts must stop the whole stack with budgets one contact's
    * impulse sets) takes coarser steps instead of running out of N and being finished by (31) */
-  double g = step_growth(cfg), grown = 1;
+  double g = svi_routh_growth(cfg), grown = 1;
   int k0 = g != 1 ? (N + 1) / 2 : INT_MAX;
   while (svi_min_normal(s, s->u) < -s->sep_tol) {
     int last = info->steps >= N;
