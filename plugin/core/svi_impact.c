@@ -1061,26 +1061,28 @@ static int lowrank_pays(int nb, int nv, int n_routh, int step_solve) {
  * plates on 64-150 points, nv = 12-30, landing as they slide or spin) 15 changed their path:
  * wall time 0.10-1.01 of before on an AMD EPYC (Zen 5, 1 MB L2), instructions 0.12-1.10 (six
  * 3-10 % above).  The cube would have handed over at 2 781 etas on a quadruped of nv = 22 on 700
- * rows, never reached; this rule at 258 (188 under the bound below).  Not beyond nv = 30 (HANDOVER_MAX_NV): there the low-rank system
- * of up to 2 nv + 1 unknowns, then refactored every pivot, was the low-rank pivot's cost (a chain
+ * rows, never reached; this rule at 258 (188 under the bound below).  Not beyond nv = 30
+ * (HANDOVER_MAX_NV): there the low-rank system of up to 2 nv + 1 unknowns, then refactored every
+ * pivot, was the low-rank pivot's cost (a chain
  * of 25 links, nv = 54: 6.7x the dense path's instructions, 4.3x its wall time); with etas
  * between its refactors (svi_lowrank.c, thirty-sixth speed session) the chain still gains
  * nothing (31x a native step handed over at 300 etas, 33x without).  An earlier handover from
  * nv = 7 (100 for 160) was faster on new users' robots (0.79-1.01 of this rule's wall time) but
  * left the quadruped of tests/data/quad_slide_100.xml 9 regularised solves in 200 samples
  * against 5: kept as it is (docs/benchmarks-log.md, the thirty-sixth session).
- * Since the fortieth speed session the path hands over once its eta file reaches SVI_HANDOVER_ETA_BYTES:
- * k_h <= ceil(131 072 / n), 188 etas at n = 700 (the file's columns are padded to a multiple of 4
- * rows: 1.05 MB there), which binds from nv = 16 on.  Where the rule sets no handover (its point
- * beyond 2 n + 16 etas: n up to 253-344 rows at nv = 16-30) the bound sets none either; no model
- * measured reached that point.  The rule above was fit in instructions; in
- * wall time a dense pivot whose n k etas no longer fit a core's L2 cache runs at the next level's
- * bandwidth, while the low-rank pivot's Y (n nv doubles) still fits.  On the 45 of 255 models whose
- * path it changes (quadrupeds, hexapods, humanoids and three stacked plates, nv = 16-30, landing on
- * 64-144 points while they slide or spin, among them tests/data/quad_slide_100.xml) the impact step
- * took 0.79-1.03 of its wall time (geometric mean 0.92; an H1 humanoid spinning onto 98 points
- * 25.7x -> 21.3x a native step); 512 KiB gave a mean of 0.89 but up to 1.13.  The quadruped's 200
- * samples in test_lexcols take 8 regularised solves against 6 (5 on the dense path alone). */
+ * Since the fortieth speed session the path hands over once its eta file reaches
+ * SVI_HANDOVER_ETA_BYTES: k_h <= ceil(131 072 / n), 188 etas at n = 700 (the file's columns are
+ * padded to a multiple of 4 rows: 1.05 MB there), which binds from nv = 16 on.  Where the rule
+ * sets no handover (its point beyond 2 n + 16 etas: n up to 253-344 rows at nv = 16-30) the bound
+ * sets none either; no model measured reached that point.  The rule above was fit in
+ * instructions; in wall time a dense pivot whose n k etas no longer fit a core's L2 cache runs at
+ * the next level's bandwidth, while the low-rank pivot's Y (n nv doubles) still fits.  On the 45
+ * of 255 models whose path it changes (quadrupeds, hexapods, humanoids and three stacked plates,
+ * nv = 16-30, landing on 64-144 points while they slide or spin, among them
+ * tests/data/quad_slide_100.xml) the impact step took 0.79-1.03 of its wall time (geometric mean
+ * 0.92; an H1 humanoid spinning onto 98 points 25.7x -> 21.3x a native step); 512 KiB gave a mean
+ * of 0.89 but up to 1.13.  The quadruped's 200 samples in test_lexcols take 8 regularised solves
+ * against 6 (5 on the dense path alone). */
 static int handover_neta(int nv, int n) {
   if (nv > HANDOVER_MAX_NV) return 0;
   double c = nv + 1.0;

@@ -608,6 +608,22 @@ static double loglog_slope(const double* x, const double* y, int n) {
   return (n * sxy - sx * sy) / (n * sxx - sx * sx);
 }
 
+/* tables C and E: a row of N contacts into the growth fit, from 9 contacts on (issue 11's range) */
+static void fit_add(double* fx, double* fy, double* fn, int* nf, double n, double impact_us, double native_us) {
+  if (n < 9) return;
+  fx[*nf] = n;
+  fy[*nf] = impact_us;
+  fn[*nf] = native_us;
+  (*nf)++;
+}
+
+/* and the fit's line, over the rows it took */
+static void fit_print(const double* fx, const double* fy, const double* fn, int nf) {
+  if (nf >= 2)
+    printf("\nLeast-squares fit over N = %.0f .. %.0f: impact step ~ N^%.2f, native mj_step ~ N^%.2f\n", fx[0],
+           fx[nf - 1], loglog_slope(fx, fy, nf), loglog_slope(fx, fn, nf));
+}
+
 /* --impact: for callgrind's --toggle-collect */
 __attribute__((noinline)) void impact_steps(svi_instance* in, pair* p, int reps) {
   for (int r = 0; r < reps; r++) {
@@ -821,11 +837,9 @@ int main(int argc, char** argv) {
   int nf = 0;
   for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
     step_cost c = plate(dir, ns[i], quick ? 5 : 30);
-    if (c.ok && ns[i] >= 9) { fx[nf] = ns[i]; fy[nf] = c.impact_us; fn[nf] = c.native_us; nf++; }
+    if (c.ok) fit_add(fx, fy, fn, &nf, ns[i], c.impact_us, c.native_us);
   }
-  if (nf >= 2)
-    printf("\nLeast-squares fit over N = 9 .. 200: impact step ~ N^%.2f, native mj_step ~ N^%.2f\n",
-           loglog_slope(fx, fy, nf), loglog_slope(fx, fn, nf));
+  fit_print(fx, fy, fn, nf);
 
   printf("\nA two-legged robot (floating trunk, two 6-dof legs, nv = 18) landing flat on feet of K x K points "
          "(2 K^2 contacts; legs_model; medians of %d)\n\n", quick ? 5 : 30);
@@ -840,11 +854,9 @@ int main(int argc, char** argv) {
     if (!c.ok) { printf("| %d | no impact event |\n", kl[i]); continue; }
     printf("| %d | %d | %d | %d | %.1f | %.1f | %.2f |\n", kl[i], c.ncontact,
            c.nt == 2 ? 7 * c.ncontact : 5 * c.ncontact, c.lcps, c.impact_us, c.native_us, c.impact_us / c.native_us);
-    if (c.ncontact >= 9) { fx[nf] = c.ncontact; fy[nf] = c.impact_us; fn[nf] = c.native_us; nf++; }
+    fit_add(fx, fy, fn, &nf, c.ncontact, c.impact_us, c.native_us);
   }
-  if (nf >= 2)
-    printf("\nLeast-squares fit over N = 18 .. 200: impact step ~ N^%.2f, native mj_step ~ N^%.2f\n",
-           loglog_slope(fx, fy, nf), loglog_slope(fx, fn, nf));
+  fit_print(fx, fy, fn, nf);
 
   printf("\nAn articulated chain (a snake robot: K box links, a yaw and a pitch hinge between each two, the "
          "first floating; nv = 6 + 2 (K - 1)) landing flat on 4 K contacts (snake_model; medians of %d, "
@@ -860,11 +872,9 @@ int main(int argc, char** argv) {
     if (!c.ok) { printf("| %d | no impact event |\n", kn[i]); continue; }
     printf("| %d | %d | %d | %d | %d | %.1f | %.1f | %.2f |\n", kn[i], 6 + 2 * (kn[i] - 1), c.ncontact,
            c.nt == 2 ? 7 * c.ncontact : 5 * c.ncontact, c.lcps, c.impact_us, c.native_us, c.impact_us / c.native_us);
-    fx[nf] = c.ncontact; fy[nf] = c.impact_us; fn[nf] = c.native_us; nf++;
+    fit_add(fx, fy, fn, &nf, c.ncontact, c.impact_us, c.native_us);
   }
-  if (nf >= 2)
-    printf("\nLeast-squares fit over N = 12 .. 144: impact step ~ N^%.2f, native mj_step ~ N^%.2f\n",
-           loglog_slope(fx, fy, nf), loglog_slope(fx, fn, nf));
+  fit_print(fx, fy, fn, nf);
   }
   if (strchr(only, 'D')) {
 
@@ -891,11 +901,9 @@ int main(int argc, char** argv) {
     if (!c.ok) { printf("| %d | no impact event |\n", ks[i]); continue; }
     printf("| %d | %d | %d | %d | %d | %.1f | %.1f | %.1f |\n", ks[i], 6 * ks[i], c.ncontact,
            c.nt == 2 ? 7 * c.ncontact : 5 * c.ncontact, c.lcps, c.impact_us, c.native_us, c.impact_us / c.native_us);
-    if (c.ncontact >= 9) { fx[nf] = c.ncontact; fy[nf] = c.impact_us; fn[nf] = c.native_us; nf++; }
+    fit_add(fx, fy, fn, &nf, c.ncontact, c.impact_us, c.native_us);
   }
-  if (nf >= 2)   /* from 9 contacts on, as tables C's fits and issue 11's range */
-    printf("\nLeast-squares fit over N = %.0f .. %.0f: impact step ~ N^%.2f, native mj_step ~ N^%.2f\n", fx[0],
-           fx[nf - 1], loglog_slope(fx, fy, nf), loglog_slope(fx, fn, nf));
+  fit_print(fx, fy, fn, nf);
 
   printf("\nA box landing flat among K boxes resting on the floor, none touching another (medians of %d): the "
          "resting ones are not in the event\n\n", quick ? 3 : 30);
@@ -925,11 +933,9 @@ int main(int argc, char** argv) {
     if (!c.ok) { printf("| %d x %d x %d | no impact event |\n", g, g, l); continue; }
     printf("| %d x %d x %d | %d | %d | %d | %d | %.1f | %.1f | %.1f |\n", g, g, l, 6 * (g * g * l + 1), c.ncontact,
            c.nt == 2 ? 7 * c.ncontact : 5 * c.ncontact, c.lcps, c.impact_us, c.native_us, c.impact_us / c.native_us);
-    if (c.ncontact >= 9) { fx[nf] = c.ncontact; fy[nf] = c.impact_us; fn[nf] = c.native_us; nf++; }
+    fit_add(fx, fy, fn, &nf, c.ncontact, c.impact_us, c.native_us);
   }
-  if (nf >= 2)
-    printf("\nLeast-squares fit over N = %.0f .. %.0f: impact step ~ N^%.2f, native mj_step ~ N^%.2f\n", fx[0],
-           fx[nf - 1], loglog_slope(fx, fy, nf), loglog_slope(fx, fn, nf));
+  fit_print(fx, fy, fn, nf);
   }
   if (strchr(only, 'F')) {
     char sdir[700];
