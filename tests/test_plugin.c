@@ -132,6 +132,15 @@ static void test_config(void) {
   CHECK(m && svi_config_from_model(m, &c, err, sizeof(err)) == 1 && c.law == SVI_LAW_SEQUENTIAL &&
         c.seed == 42 && c.step == 0.5 && c.max_steps == 10 && c.step_growth == 2 && c.split == 0,
         "good config parsed (every key declared to MuJoCo, the last one too)");
+  {   /* MuJoCo's registered plugin declares exactly svi_config's keys, however many there are */
+    int slot = -1, nkeys = 0, same = 1;
+    const mjpPlugin* pl = mjp_getPlugin("svi.impact", &slot);
+    const char* const* keys = svi_config_keys();
+    while (keys[nkeys]) nkeys++;
+    for (int i = 0; pl && i < nkeys && i < pl->nattribute; i++) same &= !strcmp(pl->attributes[i], keys[i]);
+    CHECK(pl && pl->nattribute == nkeys && nkeys >= 16 && same,
+          "the plugin declares every config key (%d declared, %d keys)", pl ? pl->nattribute : -1, nkeys);
+  }
   CHECK(svi_default_config().step_growth == 0, "step_growth: 0 by default (4 under step, 1 under step_abs)");
   CHECK(m && svi_plugin_instance(m) == 0, "svi.impact is plugin instance 0");
   if (m) {

@@ -428,18 +428,17 @@ static void plugin_advance(const mjModel* m, mjData* d, int id) {
   in->touch_next_valid = 0;
 }
 
-#define SVI_MAX_ATTRIBUTES 32
-static const char* attributes[SVI_MAX_ATTRIBUTES];
-
+/* the declared attributes are svi_config's own key list (static, NULL-terminated): every key the
+ * parser accepts is declared, with no copy and no cap to outgrow */
 static void fill_plugin(mjpPlugin* p) {
   const char* const* keys = svi_config_keys();
   int n = 0;
-  while (keys[n] && n < SVI_MAX_ATTRIBUTES) { attributes[n] = keys[n]; n++; }
+  while (keys[n]) n++;
   mjp_defaultPlugin(p);
   p->name = SVI_PLUGIN_NAME;
   p->capabilityflags = mjPLUGIN_PASSIVE;
   p->nattribute = n;
-  p->attributes = attributes;
+  p->attributes = keys;
   p->nstate = plugin_nstate;
   p->init = plugin_init;
   p->destroy = plugin_destroy;
